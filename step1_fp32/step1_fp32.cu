@@ -1,0 +1,190 @@
+// Step 1: FP32 GEMM and GEMV, from a naive kernel to cuBLAS speed.
+//
+// What it teaches: C[M,N] = A[M,K] * W[N,K]^T (llama.cpp's convention: A holds M tokens, W holds
+// N weight rows of length K), computed by a ladder of kernels in kernels/01_...10_..., each one
+// optimization over its neighbour, checked against a double-precision CPU reference and timed
+// against cuBLAS in the same run.
+//
+// Build and run:   make step1            (or: build/step1_fp32 [--m M --n N --k K] [--kernel NAME])
+// Look for:        the "x naive" column (what each idea bought), "%cublas" (how close the ladder
+//                  gets), and on the M = 1 cases GB/s against the measured HBM bandwidth: there
+//                  the roofline is memory, not arithmetic.
+#include "../common/common.cuh"
+#include "../common/reference_gemm.h"
+
+#include "kernels/01_naive.cuh"
+#include "kernels/02_coalesced.cuh"
+#include "kernels/03_smem_tiling.cuh"
+#include "kernels/tile_helpers.cuh"
+#include "kernels/04_blocktile_1d.cuh"
+#include "kernels/05_blocktile_2d.cuh"
+#include "kernels/06_vectorized.cuh"
+#include "kernels/07_warptiling.cuh"
+#include "kernels/08_double_buffered.cuh"
+#include "kernels/09_gemv_warp_rows.cuh"
+#include "kernels/10_gemv_split_k.cuh"
+
+// The tile shapes used by 07 and 08 (BM, BN, BK, warps along M, warps along N).
+using WarpTileShape = WarpTileConfig<128, 128, 8, 4, 2>;
+
+// ---------------------------------------------------------------------------------------------
+// The cases and the kernels
+// ---------------------------------------------------------------------------------------------
+
+struct Case {
+    std::string name;
+    int64_t M, N, K;
+};
+
+const std::vector<Case> kLessonCases = {
+    {"single token, N=K=4096", 1, 4096, 4096},
+    {"single token, LLaMA FFN K=14336", 1, 4096, 14336},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096},
+};
+
+// Everything a kernel needs: A [M,K], one of several W [N,K] copies, C [M,N].
+struct GemmBuffers {
+    const float* A;
+    const float* W;
+    float* C;
+    int M, N, K;
+};
+
+using GemmLauncher = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
+
+struct Step1Kernel {
+    KernelInfo info;
+    GemmLauncher launch;  // nullptr for cuBLAS, which needs its handle
+    bool needs_k_multiple_of_4;
+    bool gemv_only;       // M must be 1
+};
+
+void launch_gemv_warp_rows_gemm(const float* A, const float* W, float* C, int, int N, int K, cudaStream_t s) {
+    launch_gemv_warp_rows(A, W, C, N, K, s);
+}
+void launch_gemv_split_k_gemm(const float* A, const float* W, float* C, int, int N, int K, cudaStream_t s) {
+    launch_gemv_split_k(A, W, C, N, K, s);
+}
+
+const char* const kCublasName = "cublas_sgemm";
+
+const std::vector<Step1Kernel> kKernels = {
+    {{"naive", "01 one thread per output, straight from global memory"}, launch_gemm_naive, false, false},
+    {{"coalesced", "02 one warp per output, lanes along K: coalesced loads, no reuse"}, launch_gemm_coalesced, false, false},
+    {{"smem_tiling", "03 32x32 tiles staged in shared memory"}, launch_gemm_smem_tiling, false, false},
+    {{"blocktile_1d", "04 each thread computes 8 outputs of a column"}, launch_gemm_blocktile_1d, false, false},
+    {{"blocktile_2d", "05 each thread computes an 8x8 patch (outer products)"}, launch_gemm_blocktile_2d, false, false},
+    {{"vectorized", "06 float4 loads from global and shared memory"}, launch_gemm_vectorized, true, false},
+    {{"warptiling", "07 warp-level sub-tiles, 4x8 lane grid"}, launch_gemm_warptiling<WarpTileShape>, true, false},
+    {{"double_buffered", "08 next tile loads overlap this tile's math"}, launch_gemm_double_buffered<WarpTileShape>, true, false},
+    {{"gemv_warp_rows", "09 M=1: warp per 4 rows, float4 streaming loads"}, launch_gemv_warp_rows_gemm, true, true},
+    {{"gemv_split_k", "10 M=1: block per 4 rows, warps split K (small N)"}, launch_gemv_split_k_gemm, true, true},
+    {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, nullptr, false, false},
+};
+
+// C = A * W^T through cuBLAS. cuBLAS is column-major: our row-major C[M,N] is its C^T[N,M], and
+// C^T = W * A^T, where W (row-major [N,K]) is its column-major [K,N] with op T, and A its [K,M].
+void cublas_gemm(cublasHandle_t handle, const GemmBuffers& b) {
+    const float one = 1.f, zero = 0.f;
+    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, b.N, b.M, b.K, &one, b.W, b.K, b.A, b.K, &zero, b.C, b.N));
+}
+
+// A kernel's verdict on a shape: empty if it can run, else why not.
+std::string unsupported_reason(const Step1Kernel& k, const Case& c) {
+    if (k.gemv_only && c.M != 1) return "GEMV: needs M = 1";
+    if (k.needs_k_multiple_of_4 && c.K % 4 != 0) return "float4 loads: needs K % 4 == 0";
+    return "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// One case: data, reference, every selected kernel, the table
+// ---------------------------------------------------------------------------------------------
+
+// Error metric: |got - ref| / sum_k |A[m][k] W[n][k]| (see reference_gemm.h). A correct FP32
+// kernel lands near 1e-7; one missing product at K = 14336 is ~7e-5.
+constexpr double kFp32Tolerance = 1e-5;
+const char* const kErrorMetric = "err/sum|aw|";
+
+bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const Case& c) {
+    std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
+    const size_t a_elems = c.M * c.K, w_elems = c.N * c.K, c_elems = c.M * c.N;
+    const int copies = cold_l2_copies(gpu, w_elems * sizeof(float));
+    require_device_memory(gpu, (a_elems + copies * w_elems + c_elems) * sizeof(float));
+
+    std::vector<float> A(a_elems), W(w_elems);
+    fill_normal(A, opt.seed, /*stream_id=*/1);
+    fill_normal(W, opt.seed, /*stream_id=*/2);
+
+    ReferenceRows ref = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
+    std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(),
+                ref.sampled ? (std::to_string(ref.rows.size()) + " of " + std::to_string(c.M) +
+                               " rows (first, last and evenly spaced between)").c_str()
+                            : "every row");
+
+    DeviceBuffer<float> dA(a_elems), dW(copies * w_elems), dC(c_elems);
+    dA.upload(A.data());
+    for (int i = 0; i < copies; ++i)
+        CUDA_CHECK(cudaMemcpy(dW.get() + i * w_elems, W.data(), w_elems * sizeof(float), cudaMemcpyHostToDevice));
+    auto buffers = [&](int i) {
+        return GemmBuffers{dA.get(), dW.get() + (size_t)(i % copies) * w_elems, dC.get(), (int)c.M, (int)c.N, (int)c.K};
+    };
+
+    const Workload work{2.0 * c.M * c.N * c.K, 4.0 * (a_elems + w_elems + c_elems), gpu.fp32_tflops};
+    std::vector<ResultRow> rows;
+    for (const auto& k : kKernels) {
+        std::string why = unsupported_reason(k, c);
+        if (!opt.wants(k.info.name) || (!why.empty() && opt.kernels.empty())) continue;
+        KernelRun run;
+        run.name = k.info.name;
+        run.unsupported = why;
+        if (k.launch) {
+            run.launch = [&, launch = k.launch](int i) {
+                GemmBuffers b = buffers(i);
+                launch(b.A, b.W, b.C, b.M, b.N, b.K, gpu.stream);
+            };
+        } else {
+            run.launch = [&](int i) { cublas_gemm(cublas, buffers(i)); };
+        }
+        run.poison_output = [&] { poison(dC.get(), dC.bytes(), gpu.stream); };
+        run.check = [&, name = k.info.name] {
+            std::vector<float> got = gather_rows(dC.to_host(), c.N, ref.rows);
+            return check_close(name.c_str(), got.data(), ref.c.data(), got.size(),
+                               Tolerance{0.0, kFp32Tolerance, ref.abs_sum.data()}, c.N);
+        };
+        run.error_metric = kErrorMetric;
+        rows.push_back(evaluate_kernel(gpu, opt, run, work));
+    }
+    print_table(rows, "naive", kCublasName);
+    append_csv(opt.csv_path, "step1_fp32", c.name, c.M, c.N, c.K, rows, gpu);
+    return std::none_of(rows.begin(), rows.end(), [](const ResultRow& r) { return r.status == Status::Fail; });
+}
+
+int main(int argc, char** argv) {
+    ProgramInfo info{"step1_fp32", "FP32 GEMM/GEMV ladder, C = A * W^T, checked against a CPU reference and timed against cuBLAS",
+                     "step1_fp32 --m 512 --n 4096 --k 4096 --kernel vectorized,double_buffered,cublas_sgemm", 1, {}, {}};
+    for (const auto& k : kKernels) info.kernels.push_back(k.info);
+    const Options opt = parse_options(argc, argv, info);
+
+    Gpu gpu = open_gpu();
+    if (!gpu.available) {
+        std::printf("SKIP step1_fp32: no usable CUDA device; the options were valid, no kernel ran\n");
+        return EXIT_NO_GPU;
+    }
+    print_gpu_header(gpu);
+    print_timing_method(opt);
+
+    cublasHandle_t cublas;
+    CUBLAS_CHECK(cublasCreate(&cublas));
+    CUBLAS_CHECK(cublasSetStream(cublas, gpu.stream));
+    // Default math: SGEMM stays true FP32 (TF32 only with NVIDIA_TF32_OVERRIDE=1, which the error
+    // column would expose: TF32 rounding is ~1e-4 of sum|aw|, ten times our tolerance).
+    CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));
+
+    std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
+    bool all_pass = true;
+    for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
+
+    CUBLAS_CHECK(cublasDestroy(cublas));
+    std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
+    return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+}

@@ -86,7 +86,7 @@ enum ExitCode : int {
     std::exit(EXIT_USAGE);
 }
 
-inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // ---------------------------------------------------------------------------------------------
 // 2. Command line
@@ -390,6 +390,17 @@ inline void print_gpu_header(const Gpu& gpu) {
                 gpu.hbm_gbs, gpu.fp32_tflops, gpu.sms, fp32_lanes_per_sm(gpu.cc), gpu.clock_ghz);
 }
 
+// The current device's SM count, read once (for launchers that size their grid by it).
+inline int current_sm_count() {
+    static const int sms = [] {
+        int device = 0, count = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+        return count;
+    }();
+    return sms;
+}
+
 // Prints the standard SKIP line for a kernel whose hardware needs are above this GPU's.
 inline bool gpu_supports(const Gpu& gpu, int min_cc, const std::string& kernel) {
     if (gpu.cc >= min_cc) return true;
@@ -652,6 +663,12 @@ inline void print_table(const std::vector<ResultRow>& rows, const std::string& f
     }
 }
 
+// CSV fields here are plain: a comma inside a name would shift the columns, so it becomes ';'.
+inline std::string csv_field(std::string s) {
+    std::replace(s.begin(), s.end(), ',', ';');
+    return s;
+}
+
 inline void append_csv(const std::string& path, const char* step, const std::string& case_name,
                        int64_t m, int64_t n, int64_t k, const std::vector<ResultRow>& rows, const Gpu& gpu) {
     if (path.empty()) return;
@@ -661,9 +678,9 @@ inline void append_csv(const std::string& path, const char* step, const std::str
     if (std::ftell(f) == 0)
         std::fprintf(f, "step,case,kernel,M,N,K,time_ms,tflops,gbps,pct_roofline,error_metric,error_value,status,gpu,cc\n");
     for (const auto& r : rows)
-        std::fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%.6f,%.4f,%.2f,%.2f,%s,%.6g,%s,%s,%d\n", step, case_name.c_str(),
+        std::fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%.6f,%.4f,%.2f,%.2f,%s,%.6g,%s,%s,%d\n", step, csv_field(case_name).c_str(),
                      r.kernel.c_str(), (long long)m, (long long)n, (long long)k, r.time_ms, r.tflops, r.gbps,
-                     r.pct_roofline, r.error_metric.c_str(), r.error_value, status_name(r.status), gpu.name.c_str(),
+                     r.pct_roofline, r.error_metric.c_str(), r.error_value, status_name(r.status), csv_field(gpu.name).c_str(),
                      gpu.cc);
     std::fclose(f);
 }

@@ -1,65 +1,80 @@
-// 10 GEMV, split K: a whole block per few rows, its warps sharing the K dimension.
+// 10 GEMV, split K: one warp per row, or several when N is small.
 //
-// Idea: 09 had N / ROWS warps; when N is small (4096 output features) that leaves most of the
-// GPU's warp slots empty and too few loads in flight to reach HBM bandwidth. Here a block of
-// kThreads threads owns ROWS rows and spreads along K: thread t reads float4 number t, t + kThreads,
-// ... of each row, UNROLL at a time. Every warp still reads 512 contiguous bytes per load, but the
-// number of warps no longer depends on N. Partial sums are added per warp with shuffles and
-// across warps through shared memory.
-// Improves: N / ROWS blocks of 8 warps instead of N / ROWS warps: the whole GPU is busy.
-// Limit: this is the bandwidth roofline; FP32 weights are 4 bytes each. Step 2 stores them in
-// 4.5 bits, which is the point of quantization.
+// Idea: what keeps HBM busy is the number of warps streaming, not rows per warp. Here each row
+// gets SPLIT warps, warp s streaming float4s [s*K/SPLIT, (s+1)*K/SPLIT) of it in long contiguous
+// runs (what DRAM pages like), UNROLL loads per lane in flight. The SPLIT partial sums meet in
+// shared memory. SPLIT is chosen at run time: the smallest of 1, 2, 4, 8 that gives the GPU at
+// least kMinWarpsPerSm streaming warps per SM (measured on the H200: below ~24 per SM the
+// bandwidth drops; above, extra splits only add reduction work).
+// Improves: N = 4096 gets 4096 warps (31 per SM) instead of 2048; N = 512 gets 8 warps a row.
+// Limit: this is the bandwidth roofline: FP32 weights cost 4 bytes each, and the only way to go
+// faster is to read fewer bytes. Step 2 stores weights in 4.5 bits: that is quantization.
 #pragma once
 
 namespace gemv_split {
-constexpr int kRows = 4, kUnroll = 2, kThreads = 256, kWarps = kThreads / 32;
+constexpr int kWarps = 8;           // warps per block: kWarps / SPLIT rows per block
+constexpr int kUnroll = 4;          // float4 loads in flight per lane
+constexpr int kMinWarpsPerSm = 24;  // split rows until the grid has at least this many warps per SM
 }
 
-template <int ROWS, int UNROLL, int THREADS>
-__global__ void __launch_bounds__(THREADS) gemv_split_k(const float* __restrict__ a, const float* __restrict__ W,
-                                                         float* __restrict__ c, int N, int K) {
-    constexpr int kWarps = THREADS / 32;
-    __shared__ float partial[kWarps][ROWS];
-    const int row0 = blockIdx.x * ROWS;
+template <int SPLIT, int UNROLL>
+__global__ void __launch_bounds__(gemv_split::kWarps * 32) gemv_split_k(const float* __restrict__ a,
+                                                                        const float* __restrict__ W,
+                                                                        float* __restrict__ c, int N, int K) {
+    constexpr int kWarps = gemv_split::kWarps, kRowsPerBlock = kWarps / SPLIT;
+    static_assert(kWarps % SPLIT == 0, "a block holds whole rows");
+    __shared__ float partial[kWarps];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int row = blockIdx.x * kRowsPerBlock + warp / SPLIT, slice = warp % SPLIT;
     const int K4 = K / 4;
+    const int begin = (int)((long long)slice * K4 / SPLIT), end = (int)((long long)(slice + 1) * K4 / SPLIT);
     const float4* a4 = reinterpret_cast<const float4*>(a);
-    float acc[ROWS] = {};
-    for (int base = threadIdx.x; base < K4; base += THREADS * UNROLL) {
-        float4 x[UNROLL], w[ROWS][UNROLL];
+    const float4* w4 = reinterpret_cast<const float4*>(W + (size_t)min(row, N - 1) * K);  // rows past N: never stored
+    float acc = 0.f;
+    for (int base = begin + lane; base < end; base += 32 * UNROLL) {
+        float4 x[UNROLL], w[UNROLL];
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u) {
-            const int k4 = base + u * THREADS;
-            const bool in = k4 < K4;
+        for (int u = 0; u < UNROLL; ++u) {  // issue every load first ...
+            const int k4 = base + u * 32;
+            const bool in = k4 < end;
             x[u] = in ? __ldg(a4 + k4) : make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-            for (int r = 0; r < ROWS; ++r) {
-                const int row = min(row0 + r, N - 1);
-                w[r][u] = in ? __ldcs(reinterpret_cast<const float4*>(W + (size_t)row * K) + k4)
-                             : make_float4(0.f, 0.f, 0.f, 0.f);
-            }
+            w[u] = in ? __ldcs(w4 + k4) : make_float4(0.f, 0.f, 0.f, 0.f);
         }
 #pragma unroll
-        for (int u = 0; u < UNROLL; ++u)
-#pragma unroll
-            for (int r = 0; r < ROWS; ++r)
-                acc[r] += x[u].x * w[r][u].x + x[u].y * w[r][u].y + x[u].z * w[r][u].z + x[u].w * w[r][u].w;
+        for (int u = 0; u < UNROLL; ++u)  // ... then use them
+            acc += x[u].x * w[u].x + x[u].y * w[u].y + x[u].z * w[u].z + x[u].w * w[u].w;
     }
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-#pragma unroll
-    for (int r = 0; r < ROWS; ++r) {
-        const float sum = warp_reduce_sum(acc[r]);
-        if (lane == 0) partial[warp][r] = sum;
-    }
+    acc = warp_reduce_sum(acc);
+    if (lane == 0) partial[warp] = acc;
     __syncthreads();
-    if (threadIdx.x < ROWS && row0 + threadIdx.x < N) {
+    const int out_row = blockIdx.x * kRowsPerBlock + threadIdx.x;
+    if (threadIdx.x < kRowsPerBlock && out_row < N) {
         float sum = 0.f;
 #pragma unroll
-        for (int w = 0; w < kWarps; ++w) sum += partial[w][threadIdx.x];
-        c[row0 + threadIdx.x] = sum;
+        for (int s = 0; s < SPLIT; ++s) sum += partial[threadIdx.x * SPLIT + s];
+        c[out_row] = sum;
     }
 }
 
-inline void launch_gemv_split_k(const float* a, const float* W, float* c, int N, int K, cudaStream_t s) {
-    using namespace gemv_split;
-    gemv_split_k<kRows, kUnroll, kThreads><<<(unsigned)ceil_div(N, kRows), kThreads, 0, s>>>(a, W, c, N, K);
+template <int SPLIT>
+inline void launch_gemv_split(const float* a, const float* W, float* c, int N, int K, cudaStream_t s) {
+    constexpr int kRowsPerBlock = gemv_split::kWarps / SPLIT;
+    gemv_split_k<SPLIT, gemv_split::kUnroll>
+        <<<(unsigned)ceil_div(N, kRowsPerBlock), gemv_split::kWarps * 32, 0, s>>>(a, W, c, N, K);
+}
+
+// The smallest split (1, 2, 4, 8) that gives at least kMinWarpsPerSm warps per SM.
+inline int gemv_split_for(int N, int sms) {
+    int split = 1;
+    while (split < 8 && (long long)N * split < (long long)gemv_split::kMinWarpsPerSm * sms) split *= 2;
+    return split;
+}
+
+inline void launch_gemv_split_k(const float* a, const float* W, float* c, int N, int K, int sms, cudaStream_t s) {
+    switch (gemv_split_for(N, sms)) {
+        case 1: launch_gemv_split<1>(a, W, c, N, K, s); break;
+        case 2: launch_gemv_split<2>(a, W, c, N, K, s); break;
+        case 4: launch_gemv_split<4>(a, W, c, N, K, s); break;
+        default: launch_gemv_split<8>(a, W, c, N, K, s); break;
+    }
 }

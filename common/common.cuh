@@ -147,12 +147,16 @@ struct ProgramInfo {
     int64_t k_multiple;       // K must be a multiple of this (1 for FP32, 32 for ggml blocks)
     std::vector<KernelInfo> kernels;
     std::vector<ExtraFlag> extra_flags;
+    bool uses_m = true;       // false: the step's problem is a [N, K] tensor, given by --n --k alone
 };
 
 inline void print_help(const ProgramInfo& info) {
     std::printf("%s: %s\n\n", info.name, info.summary);
     std::printf("usage: %s [options]\n\n", info.name);
-    std::printf("  --m M --n N --k K   problem C[M,N] = A[M,K] * W[N,K]^T (all three; default: the lesson cases)\n");
+    if (info.uses_m)
+        std::printf("  --m M --n N --k K   problem C[M,N] = A[M,K] * W[N,K]^T (all three; default: the lesson cases)\n");
+    else
+        std::printf("  --n N --k K         a tensor of N rows of K values (both; default: the lesson case)\n");
     std::printf("  --kernel A[,B...]   run only these kernels (--list shows them)\n");
     std::printf("  --list              list the kernels, one line each\n");
     std::printf("  --iters N           timed repetitions, median reported (default 20)\n");
@@ -235,8 +239,11 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
             else { no_value(); o.extra.emplace_back(flag, ""); }
         }
     }
+    if (seen_m && !info.uses_m) usage_error("%s takes no --m: its problem is one [N, K] tensor (--n, --k)", info.name);
+    if (!info.uses_m) o.m = 1;
     if (seen_m || seen_n || seen_k) {
-        if (!(seen_m && seen_n && seen_k)) usage_error("give --m, --n and --k together");
+        if (info.uses_m && !(seen_m && seen_n && seen_k)) usage_error("give --m, --n and --k together");
+        if (!info.uses_m && !(seen_n && seen_k)) usage_error("give --n and --k together");
         o.has_shape = true;
         if (o.k % info.k_multiple != 0)
             usage_error("K must be a multiple of %lld (the block size), got %lld",
@@ -597,6 +604,26 @@ inline CheckResult check_close(const char* what, const float* got, const double*
     return r;
 }
 
+// Byte-exact comparison (quantized blocks): passes only when every byte matches; prints the
+// first few differing bytes as (unit, byte within unit).
+inline CheckResult check_bytes(const char* what, const void* got, const void* expected, size_t n, size_t unit_bytes,
+                               int max_print = 5) {
+    const uint8_t* g = static_cast<const uint8_t*>(got);
+    const uint8_t* e = static_cast<const uint8_t*>(expected);
+    CheckResult r;
+    r.checked = n;
+    for (size_t i = 0; i < n; ++i) {
+        if (g[i] == e[i]) continue;
+        if ((int)r.bad < max_print)
+            std::printf("    %s: block %zu byte %zu: got 0x%02x, expected 0x%02x\n", what, i / unit_bytes, i % unit_bytes,
+                        g[i], e[i]);
+        ++r.bad;
+    }
+    r.pass = r.bad == 0;
+    if (r.bad > (size_t)max_print) std::printf("    %s: %zu of %zu bytes differ\n", what, r.bad, n);
+    return r;
+}
+
 // ---------------------------------------------------------------------------------------------
 // 8. Reporting
 // ---------------------------------------------------------------------------------------------
@@ -623,9 +650,10 @@ struct Workload {
 
 inline void fill_speed(ResultRow& row, const Workload& w, const Gpu& gpu, double ms) {
     row.time_ms = ms;
-    row.tflops = w.flops / (ms * 1e-3) / 1e12;
+    row.tflops = w.flops > 0 ? w.flops / (ms * 1e-3) / 1e12 : NAN;
     row.gbps = w.min_bytes / (ms * 1e-3) / 1e9;
-    double floor_ms = std::max(w.flops / (w.peak_tflops * 1e12), w.min_bytes / (gpu.hbm_gbs * 1e9)) * 1e3;
+    const double compute_ms = w.flops > 0 ? w.flops / (w.peak_tflops * 1e12) * 1e3 : 0.0;
+    double floor_ms = std::max(compute_ms, w.min_bytes / (gpu.hbm_gbs * 1e9) * 1e3);
     row.pct_roofline = 100.0 * floor_ms / ms;
 }
 
@@ -643,23 +671,24 @@ inline const ResultRow* find_row(const std::vector<ResultRow>& rows, const std::
 }
 
 // Prints a case's table. first_kernel is the ladder's start (for "x first"), baseline the
-// library reference (for "% base"); either may be absent when --kernel filtered it out.
+// library reference (for "% base"); either may be absent when --kernel filtered it out, and an
+// empty name drops its column.
 inline void print_table(const std::vector<ResultRow>& rows, const std::string& first_kernel,
                         const std::string& baseline) {
     const ResultRow* first = find_row(rows, first_kernel);
     const ResultRow* base = find_row(rows, baseline);
-    std::printf("  %-22s %9s %8s %8s %6s %8s %7s  %-26s %s\n", "kernel", "time(ms)", "TFLOPS", "GB/s", "%roof",
-                ("x " + first_kernel.substr(0, 6)).c_str(), ("%" + baseline.substr(0, 6)).c_str(), "error (metric)",
-                "check");
+    std::printf("  %-22s %9s %8s %8s %6s", "kernel", "time(ms)", "TFLOPS", "GB/s", "%roof");
+    if (!first_kernel.empty()) std::printf(" %8s", ("x " + first_kernel.substr(0, 6)).c_str());
+    if (!baseline.empty()) std::printf(" %7s", ("%" + baseline.substr(0, 6)).c_str());
+    std::printf("  %-26s %s\n", "error (metric)", "check");
     for (const auto& r : rows) {
         std::string err = r.error_metric.empty() ? "-" : r.error_metric + " " + fmt_or_dash(r.error_value, "%.2e");
-        double speedup = first ? first->time_ms / r.time_ms : NAN;
-        double vs_base = base ? 100.0 * base->time_ms / r.time_ms : NAN;
-        std::printf("  %-22s %9s %8s %8s %6s %8s %7s  %-26s %s%s\n", r.kernel.c_str(),
-                    fmt_or_dash(r.time_ms, "%.4f").c_str(), fmt_or_dash(r.tflops, "%.2f").c_str(),
-                    fmt_or_dash(r.gbps, "%.0f").c_str(), fmt_or_dash(r.pct_roofline, "%.1f").c_str(),
-                    fmt_or_dash(speedup, "%.2f").c_str(), fmt_or_dash(vs_base, "%.1f").c_str(), err.c_str(),
-                    status_name(r.status), r.note.empty() ? "" : (" (" + r.note + ")").c_str());
+        std::printf("  %-22s %9s %8s %8s %6s", r.kernel.c_str(), fmt_or_dash(r.time_ms, "%.4f").c_str(),
+                    fmt_or_dash(r.tflops, "%.2f").c_str(), fmt_or_dash(r.gbps, "%.0f").c_str(),
+                    fmt_or_dash(r.pct_roofline, "%.1f").c_str());
+        if (!first_kernel.empty()) std::printf(" %8s", fmt_or_dash(first ? first->time_ms / r.time_ms : NAN, "%.2f").c_str());
+        if (!baseline.empty()) std::printf(" %7s", fmt_or_dash(base ? 100.0 * base->time_ms / r.time_ms : NAN, "%.1f").c_str());
+        std::printf("  %-26s %s%s\n", err.c_str(), status_name(r.status), r.note.empty() ? "" : (" (" + r.note + ")").c_str());
     }
 }
 
@@ -699,8 +728,8 @@ struct KernelRun {
     std::function<void(int)> launch;        // enqueue run i on gpu.stream
     std::function<void()> poison_output;
     std::function<CheckResult()> check;
-    std::string error_metric;               // what CheckResult field to report, by name
-    bool report_scaled_error = true;        // max_scaled_err (true) or nmse (false)
+    std::string error_metric;               // the name shown in the table
+    enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
 };
 
 inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const KernelRun& k, const Workload& w) {
@@ -721,7 +750,9 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     CheckResult c = k.check();
     row.status = c.pass ? Status::Pass : Status::Fail;
     row.error_metric = k.error_metric;
-    row.error_value = k.report_scaled_error ? c.max_scaled_err : c.nmse;
+    row.error_value = k.report == KernelRun::Report::MaxScaled ? c.max_scaled_err
+                      : k.report == KernelRun::Report::Nmse    ? c.nmse
+                                                               : (double)c.bad;
     if (!opt.check_only) fill_speed(row, w, gpu, time_launches(gpu, k.launch, opt.warmup, opt.iters).median_ms);
     return row;
 }

@@ -1,0 +1,168 @@
+// ggml_quants_gpu.cuh - GPU quantizers for Q4_0, Q8_0 and Q8_1, byte-identical to the CPU
+// reference in ggml_quants.h (step 2 checks every byte; step 4 uses the Q8_1 one for activations).
+//
+// Layout of the work: one 32-value block per group of 8 lanes, 4 consecutive values per lane,
+// loaded as one 16-byte float4. A warp therefore reads 512 contiguous bytes (4 blocks) per load:
+// fully coalesced. The per-block reductions (max |x|, sum of q, sum of x) are xor-shuffles over
+// the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and each value is rounded by
+// the same __host__ __device__ helper the CPU reference uses.
+#pragma once
+
+#include "ggml_quants.h"
+
+namespace quant_gpu {
+constexpr int kLanesPerBlock = 8;                                  // 8 lanes x 4 values = one 32-block
+constexpr int kValuesPerLane = QK8_0 / kLanesPerBlock;             // 4: one float4
+constexpr int kThreads = 256;
+constexpr int kBlocksPerCta = kThreads / kLanesPerBlock;           // 32 ggml blocks per thread block
+static_assert(kValuesPerLane == 4, "each lane loads exactly one float4");
+static_assert(QK4_0 == QK8_0 && QK8_0 == QK8_1, "all three formats use 32-value blocks");
+}  // namespace quant_gpu
+
+// Reductions over the 8 lanes of a block's group.
+__device__ __forceinline__ float group_max(float v) {
+#pragma unroll
+    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+__device__ __forceinline__ int group_sum(int v) {
+#pragma unroll
+    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+// Loads this lane's 4 values of block `block`; returns false for lanes past the last block
+// (they still take part in the shuffles, with zeros, and store nothing).
+__device__ __forceinline__ bool load_lane_values(const float* x, int64_t nblocks, int64_t& block, int& part, float4& v) {
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    block = t / quant_gpu::kLanesPerBlock;
+    part = (int)(t % quant_gpu::kLanesPerBlock);
+    const bool in = block < nblocks;
+    v = in ? __ldcs(reinterpret_cast<const float4*>(x) + t) : make_float4(0.f, 0.f, 0.f, 0.f);
+    return in;
+}
+
+// Q4_0. The scale comes from the *first* value of largest magnitude, so the reduction carries
+// (|x|, position, x) and breaks ties toward the smaller position, exactly as ggml's sequential
+// "strictly greater" scan. The 32 nibbles are packed as element j | element j+16 << 4: lane p
+// (p < 4) holds elements 4p..4p+3 and fetches elements 16+4p.. from lane p+4.
+__global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q4_0_kernel(const float* __restrict__ x,
+                                                                            block_q4_0* __restrict__ y, int64_t nblocks) {
+    int64_t b;
+    int part;
+    float4 v;
+    const bool in = load_lane_values(x, nblocks, b, part, v);
+    const float vals[4] = {v.x, v.y, v.z, v.w};
+    float best_abs = 0.0f, best = 0.0f;
+    int best_pos = 0;
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        if (fabsf(vals[j]) > best_abs) {
+            best_abs = fabsf(vals[j]);
+            best = vals[j];
+            best_pos = part * 4 + j;
+        }
+#pragma unroll
+    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) {
+        const float other_abs = __shfl_xor_sync(0xffffffffu, best_abs, o);
+        const float other = __shfl_xor_sync(0xffffffffu, best, o);
+        const int other_pos = __shfl_xor_sync(0xffffffffu, best_pos, o);
+        if (other_abs > best_abs || (other_abs == best_abs && other_pos < best_pos)) {
+            best_abs = other_abs;
+            best = other;
+            best_pos = other_pos;
+        }
+    }
+    const float max = best_abs > 0.0f ? best : 0.0f;  // an all-zero block keeps ggml's +0 start: d = -0
+    const float d = q4_0_scale(max);
+    const float id = inverse_or_zero(d);
+    uint32_t nibbles = 0;  // this lane's 4 nibbles, one per byte
+#pragma unroll
+    for (int j = 0; j < 4; ++j) nibbles |= (uint32_t)q4_0_nibble(vals[j], id) << (8 * j);
+    const uint32_t high = __shfl_down_sync(0xffffffffu, nibbles, 4);  // elements +16, from lane part+4
+    if (!in || part >= 4) return;
+    const uint32_t packed = nibbles | (high << 4);
+    // qs[4p..4p+3] sits at byte 2 + 4p of an 18-byte block: only 2-byte aligned, so two 16-bit stores.
+    uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);
+    qs16[0] = (uint16_t)(packed & 0xFFFFu);
+    qs16[1] = (uint16_t)(packed >> 16);
+    if (part == 0) y[b].d = fp32_to_fp16(d);
+}
+
+__device__ __forceinline__ uint32_t pack_int8x4(const int8_t (&q)[4]) {
+    return (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[1] << 8 | (uint32_t)(uint8_t)q[2] << 16 |
+           (uint32_t)(uint8_t)q[3] << 24;
+}
+
+// Q8_0: amax over the group, d = amax / 127, q = round(x * id).
+__global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_0_kernel(const float* __restrict__ x,
+                                                                            block_q8_0* __restrict__ y, int64_t nblocks) {
+    int64_t b;
+    int part;
+    float4 v;
+    const bool in = load_lane_values(x, nblocks, b, part, v);
+    const float vals[4] = {v.x, v.y, v.z, v.w};
+    const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+    const float d = q8_scale(amax);
+    const float id = inverse_or_zero(d);
+    int8_t q[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) q[j] = q8_value(vals[j], id);
+    if (!in) return;
+    const uint32_t packed = pack_int8x4(q);
+    uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);  // 34-byte blocks: 2-byte aligned
+    qs16[0] = (uint16_t)(packed & 0xFFFFu);
+    qs16[1] = (uint16_t)(packed >> 16);
+    if (part == 0) y[b].d = fp32_to_fp16(d);
+}
+
+// The sum of the block's 32 inputs in the order of llama.cpp's 32-lane butterfly (offsets
+// 16, 8, 4, 2, 1 over the value index i = 4 * part + j): offsets 16, 8, 4 pair lanes part^4,
+// part^2, part^1 (same j); offsets 2 and 1 pair values j^2 and j^1 inside a lane.
+__device__ __forceinline__ float butterfly_sum_group(float4 v) {
+    float s[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) s[j] += __shfl_xor_sync(0xffffffffu, s[j], o);
+    return (s[0] + s[2]) + (s[1] + s[3]);
+}
+
+// Q8_1: Q8_0's d and q (or llama.cpp-CUDA's division), plus s in the chosen convention.
+template <Q81Sum SUM>
+__global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(const float* __restrict__ x,
+                                                                            block_q8_1* __restrict__ y, int64_t nblocks) {
+    int64_t b;
+    int part;
+    float4 v;
+    const bool in = load_lane_values(x, nblocks, b, part, v);
+    const float vals[4] = {v.x, v.y, v.z, v.w};
+    const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+    const float d = q8_scale(amax);
+    const float id = inverse_or_zero(d);
+    int8_t q[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) q[j] = SUM == Q81Sum::SumX ? q8_value_div(vals[j], d) : q8_value(vals[j], id);
+    const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v)
+                                        : mul_rn((float)group_sum(q[0] + q[1] + q[2] + q[3]), d);
+    if (!in) return;
+    *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = pack_int8x4(q);  // 36-byte blocks: 4-byte aligned
+    if (part == 0) *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(d) | (uint32_t)fp32_to_fp16(s) << 16;
+}
+
+// Launchers: n values (a multiple of 32) from x into the block array y.
+inline unsigned quantize_grid(int64_t n) {
+    return (unsigned)ceil_div(n / QK8_0, quant_gpu::kBlocksPerCta);
+}
+inline void quantize_q4_0_gpu(const float* x, block_q4_0* y, int64_t n, cudaStream_t s) {
+    quantize_q4_0_kernel<<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK4_0);
+}
+inline void quantize_q8_0_gpu(const float* x, block_q8_0* y, int64_t n, cudaStream_t s) {
+    quantize_q8_0_kernel<<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_0);
+}
+inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum sum_mode, cudaStream_t s) {
+    if (sum_mode == Q81Sum::SumX)
+        quantize_q8_1_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
+    else
+        quantize_q8_1_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
+}

@@ -1,0 +1,119 @@
+// golden.h - reads the golden vectors in common/golden/ (made by ggml itself; see its README.md).
+//
+// A case is a directory of flat little-endian files: x.f32 (rows x k inputs), q4_0.bin, q8_0.bin,
+// q8_1.bin (ggml's reference quantizers), q8_1_cudaemu.bin (llama.cpp's CUDA quantize_q8_1,
+// s = sum(x)), deq_q4_0.f32, deq_q8_0.f32 and dots.f64 (rows x rows x 8 doubles).
+// The shape is not stored in the files: rows follows from dots.f64 (rows^2 * 64 bytes) and k
+// from x.f32, so a case directory is self-describing.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+inline bool read_file(const std::string& path, std::vector<uint8_t>& out) {
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f) return false;
+    std::fseek(f, 0, SEEK_END);
+    long size = std::ftell(f);
+    std::fseek(f, 0, SEEK_SET);
+    out.resize(size > 0 ? (size_t)size : 0);
+    size_t got = out.empty() ? 0 : std::fread(out.data(), 1, out.size(), f);
+    std::fclose(f);
+    return got == out.size();
+}
+
+inline bool write_file(const std::string& path, const void* data, size_t bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    if (!f) return false;
+    bool ok = std::fwrite(data, 1, bytes, f) == bytes;
+    return std::fclose(f) == 0 && ok;
+}
+
+template <class T>
+inline std::vector<T> bytes_as(const std::vector<uint8_t>& b) {
+    std::vector<T> out(b.size() / sizeof(T));
+    if (!out.empty()) std::memcpy(out.data(), b.data(), out.size() * sizeof(T));
+    return out;
+}
+
+struct GoldenCase {
+    std::string name;
+    int64_t rows = 0, k = 0;
+    std::vector<float> x, deq_q4_0, deq_q8_0;
+    std::vector<uint8_t> q4_0, q8_0, q8_1, q8_1_cudaemu;
+    std::vector<double> dots;  // [i][j][variant], 8 variants (golden README)
+};
+
+// Loads one case directory; on failure returns false with a one-line reason in *why.
+inline bool load_golden_case(const std::string& dir, GoldenCase& c, std::string* why) {
+    namespace fs = std::filesystem;
+    c.name = fs::path(dir).filename().string();
+    std::vector<uint8_t> x, deq4, deq8, dots;
+    const std::pair<const char*, std::vector<uint8_t>*> files[] = {
+        {"x.f32", &x},          {"q4_0.bin", &c.q4_0},         {"q8_0.bin", &c.q8_0},
+        {"q8_1.bin", &c.q8_1},  {"q8_1_cudaemu.bin", &c.q8_1_cudaemu}, {"deq_q4_0.f32", &deq4},
+        {"deq_q8_0.f32", &deq8}, {"dots.f64", &dots}};
+    for (const auto& f : files)
+        if (!read_file(dir + "/" + f.first, *f.second)) {
+            *why = "cannot read " + dir + "/" + f.first;
+            return false;
+        }
+    c.rows = (int64_t)std::llround(std::sqrt((double)dots.size() / 64.0));
+    if (c.rows <= 0 || (size_t)(c.rows * c.rows * 64) != dots.size() || x.size() % (4 * c.rows) != 0) {
+        *why = dir + ": dots.f64 and x.f32 sizes do not describe a rows x k case";
+        return false;
+    }
+    c.k = (int64_t)x.size() / 4 / c.rows;
+    const int64_t n = c.rows * c.k, nb = n / 32;
+    if (c.k % 32 != 0 || c.q4_0.size() != (size_t)nb * 18 || c.q8_0.size() != (size_t)nb * 34 ||
+        c.q8_1.size() != (size_t)nb * 36 || c.q8_1_cudaemu.size() != (size_t)nb * 36 ||
+        deq4.size() != (size_t)n * 4 || deq8.size() != (size_t)n * 4) {
+        *why = dir + ": file sizes do not match rows=" + std::to_string(c.rows) + " k=" + std::to_string(c.k);
+        return false;
+    }
+    c.x = bytes_as<float>(x);
+    c.deq_q4_0 = bytes_as<float>(deq4);
+    c.deq_q8_0 = bytes_as<float>(deq8);
+    c.dots = bytes_as<double>(dots);
+    return true;
+}
+
+// A case directory itself, or every case directory directly under a root, in name order.
+inline std::vector<std::string> golden_case_dirs(const std::string& root) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> dirs;
+    std::error_code ec;
+    if (fs::exists(fs::path(root) / "x.f32", ec)) return {root};
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (e.is_directory() && fs::exists(e.path() / "x.f32")) dirs.push_back(e.path().string());
+    std::sort(dirs.begin(), dirs.end());
+    return dirs;
+}
+
+// Differing bytes between two buffers of the same length (SIZE_MAX when lengths differ).
+inline size_t count_byte_diffs(const void* a, const void* b, size_t n_a, size_t n_b) {
+    if (n_a != n_b) return SIZE_MAX;
+    const uint8_t* pa = static_cast<const uint8_t*>(a);
+    const uint8_t* pb = static_cast<const uint8_t*>(b);
+    size_t diffs = 0;
+    for (size_t i = 0; i < n_a; ++i) diffs += pa[i] != pb[i];
+    return diffs;
+}
+
+// Floats that differ in their bits; two NaNs count as equal (their payload bits depend on the
+// CPU that produced them: x86 makes 0xFFC00000, ARM 0x7FC00000).
+inline size_t count_float_diffs(const std::vector<float>& a, const std::vector<float>& b) {
+    if (a.size() != b.size()) return SIZE_MAX;
+    size_t diffs = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        if (std::isnan(a[i]) && std::isnan(b[i])) continue;
+        diffs += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
+    }
+    return diffs;
+}

@@ -1,0 +1,428 @@
+// Step 2: llama.cpp's Q4_0, Q8_0 and Q8_1 block formats, byte-exact with ggml, on CPU and GPU.
+//
+// What it teaches: how a block format stores 32 values in 18-36 bytes (common/ggml_quants.h),
+// where every rounding comes from, and what it costs in accuracy. The program
+//   1. quantizes the golden inputs that ggml itself quantized (common/golden/) and compares
+//      every byte, dequantized value and reference dot product;
+//   2. measures the quantization error (NMSE) on normal, uniform and outlier-heavy data;
+//   3. shows why x * id + 8.5 must not become one fused multiply-add;
+//   4. runs the GPU quantizers (common/ggml_quants_gpu.cuh), byte-compares them with the CPU
+//      reference on the golden cases and on a large tensor, and times them against HBM bandwidth.
+// It is also a small tool: --quantize / --dequantize a file of your own, --golden DIR.
+//
+// Build and run:   make step2          (or: build/step2_quant --quantize q4_0 --in x.f32 --out q.bin)
+// Look for:        "ok" everywhere in part 1; the NMSE table (Q4_0 costs ~400x the error of Q8_0);
+//                  the bytes an FMA changes; GB/s of the GPU quantizers against the HBM roofline.
+#include "../common/common.cuh"
+#include "../common/ggml_quants.h"
+#include "../common/ggml_quants_gpu.cuh"
+#include "../common/golden.h"
+#include "../common/reference_gemm.h"
+
+#ifndef QGF_GOLDEN_DIR
+#define QGF_GOLDEN_DIR "common/golden"
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Quantizing whole tensors on the CPU (n values, n % 32 == 0), rows in parallel
+// ---------------------------------------------------------------------------------------------
+
+// One quantized tensor: its format and its bytes.
+struct QuantizedTensor {
+    QuantFormat format;
+    std::vector<uint8_t> bytes;
+};
+
+constexpr int64_t kCpuChunkBlocks = 4096;  // blocks per parallel task
+
+QuantizedTensor quantize_cpu(const float* x, int64_t n, QuantFormat f, Q81Sum sum_mode = Q81Sum::DTimesSumQ) {
+    QuantizedTensor q{f, std::vector<uint8_t>((size_t)(n / 32) * block_bytes(f))};
+    const int64_t nblocks = n / 32;
+    parallel_for(ceil_div(nblocks, kCpuChunkBlocks), [&](int64_t chunk) {
+        const int64_t b0 = chunk * kCpuChunkBlocks, nb = std::min(kCpuChunkBlocks, nblocks - b0);
+        uint8_t* out = q.bytes.data() + b0 * block_bytes(f);
+        if (f == QuantFormat::Q4_0) quantize_row_q4_0_ref(x + b0 * 32, reinterpret_cast<block_q4_0*>(out), nb * 32);
+        else if (f == QuantFormat::Q8_0) quantize_row_q8_0_ref(x + b0 * 32, reinterpret_cast<block_q8_0*>(out), nb * 32);
+        else quantize_row_q8_1_ref(x + b0 * 32, reinterpret_cast<block_q8_1*>(out), nb * 32, sum_mode);
+    });
+    return q;
+}
+
+std::vector<float> dequantize_cpu(const QuantizedTensor& q) {
+    const int64_t n = (int64_t)(q.bytes.size() / block_bytes(q.format)) * 32;
+    std::vector<float> y(n);
+    if (q.format == QuantFormat::Q4_0) dequantize_row_q4_0(reinterpret_cast<const block_q4_0*>(q.bytes.data()), y.data(), n);
+    else if (q.format == QuantFormat::Q8_0) dequantize_row_q8(reinterpret_cast<const block_q8_0*>(q.bytes.data()), y.data(), n);
+    else dequantize_row_q8(reinterpret_cast<const block_q8_1*>(q.bytes.data()), y.data(), n);
+    return y;
+}
+
+double nmse(const std::vector<float>& x, const std::vector<float>& y) {
+    double err = 0, ref = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        err += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
+        ref += (double)x[i] * x[i];
+    }
+    return err / ref;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: the CPU reference against ggml's own output
+// ---------------------------------------------------------------------------------------------
+
+std::string diff_cell(size_t diffs) { return diffs == 0 ? "ok" : diffs == SIZE_MAX ? "size!" : std::to_string(diffs); }
+
+// dots.f64 variant 3: sum over k of deq_q4_0[i][k] * deq_q8_0[j][k] in float64, in order.
+// Reproducing it bit for bit checks that we read rows, blocks and files the way ggml wrote them.
+size_t exact_dot_diffs(const GoldenCase& c) {
+    size_t diffs = 0;
+    for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.rows; ++j) {
+            double sum = 0;
+            for (int64_t k = 0; k < c.k; ++k) sum += (double)c.deq_q4_0[i * c.k + k] * (double)c.deq_q8_0[j * c.k + k];
+            const double expected = c.dots[(i * c.rows + j) * 8 + 3];
+            if (!(std::isnan(sum) && std::isnan(expected)) && std::memcmp(&sum, &expected, 8) != 0) ++diffs;
+        }
+    return diffs;
+}
+
+// Returns true when every case matches ggml exactly.
+bool check_golden_cpu(const std::string& root) {
+    std::vector<std::string> dirs = golden_case_dirs(root);
+    if (dirs.empty()) usage_error("no golden case (a directory with x.f32) found at '%s'", root.c_str());
+    std::printf("  %-18s %8s  %6s %6s %6s %9s %9s %9s %6s\n", "case", "rows x k", "q4_0", "q8_0", "q8_1", "q8_1 sumx",
+                "deq q4_0", "deq q8_0", "dot");
+    bool all_ok = true;
+    for (const auto& dir : dirs) {
+        GoldenCase c;
+        std::string why;
+        if (!load_golden_case(dir, c, &why)) usage_error("%s", why.c_str());
+        const int64_t n = c.rows * c.k;
+        const QuantizedTensor q4 = quantize_cpu(c.x.data(), n, QuantFormat::Q4_0);
+        const QuantizedTensor q8 = quantize_cpu(c.x.data(), n, QuantFormat::Q8_0);
+        const QuantizedTensor q81 = quantize_cpu(c.x.data(), n, QuantFormat::Q8_1);
+        const QuantizedTensor q81x = quantize_cpu(c.x.data(), n, QuantFormat::Q8_1, Q81Sum::SumX);
+        const size_t d[] = {
+            count_byte_diffs(q4.bytes.data(), c.q4_0.data(), q4.bytes.size(), c.q4_0.size()),
+            count_byte_diffs(q8.bytes.data(), c.q8_0.data(), q8.bytes.size(), c.q8_0.size()),
+            count_byte_diffs(q81.bytes.data(), c.q8_1.data(), q81.bytes.size(), c.q8_1.size()),
+            count_byte_diffs(q81x.bytes.data(), c.q8_1_cudaemu.data(), q81x.bytes.size(), c.q8_1_cudaemu.size()),
+            count_float_diffs(dequantize_cpu({QuantFormat::Q4_0, c.q4_0}), c.deq_q4_0),
+            count_float_diffs(dequantize_cpu({QuantFormat::Q8_0, c.q8_0}), c.deq_q8_0) +
+                count_float_diffs(dequantize_cpu({QuantFormat::Q8_1, c.q8_1}), c.deq_q8_0),
+            exact_dot_diffs(c)};
+        bool ok = std::all_of(std::begin(d), std::end(d), [](size_t v) { return v == 0; });
+        all_ok = all_ok && ok;
+        std::printf("  %-18s %4lldx%-4lld %6s %6s %6s %9s %9s %9s %6s%s\n", c.name.c_str(), (long long)c.rows,
+                    (long long)c.k, diff_cell(d[0]).c_str(), diff_cell(d[1]).c_str(), diff_cell(d[2]).c_str(),
+                    diff_cell(d[3]).c_str(), diff_cell(d[4]).c_str(), diff_cell(d[5]).c_str(), diff_cell(d[6]).c_str(),
+                    ok ? "" : "   FAIL");
+    }
+    std::printf("  %zu cases: %s\n", dirs.size(),
+                all_ok ? "every byte, value and dot product identical to ggml's (PASS)" : "MISMATCHES (FAIL)");
+    return all_ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: what quantization costs
+// ---------------------------------------------------------------------------------------------
+
+struct Distribution {
+    const char* name;
+    std::vector<float> data;
+};
+
+// Normal, uniform, and normal with a few heavy "channels" (every 128th column x 50), the
+// pattern LLM activations show.
+std::vector<Distribution> error_study_data(uint64_t seed, int64_t n) {
+    std::vector<Distribution> d = {{"N(0,1)", std::vector<float>(n)},
+                                   {"U(-1,1)", std::vector<float>(n)},
+                                   {"outliers", std::vector<float>(n)}};
+    fill_normal(d[0].data, seed, 11);
+    fill_uniform(d[1].data, seed, 12, -1.f, 1.f);
+    fill_normal(d[2].data, seed, 13);
+    constexpr int kOutlierEvery = 128;
+    constexpr float kOutlierScale = 50.f;
+    for (int64_t i = 0; i < n; i += kOutlierEvery) d[2].data[i] *= kOutlierScale;
+    return d;
+}
+
+void print_error_study(uint64_t seed) {
+    constexpr int64_t kValues = 256 * 4096;
+    const std::vector<Distribution> dists = error_study_data(seed, kValues);
+    std::printf("  %-6s %10s %10s %10s", "format", "bits/value", "vs FP32", "vs FP16");
+    for (const auto& d : dists) std::printf("  NMSE %-9s", d.name);
+    std::printf("\n");
+    for (QuantFormat f : {QuantFormat::Q4_0, QuantFormat::Q8_0, QuantFormat::Q8_1}) {
+        const double bits = block_bytes(f) * 8.0 / 32.0;
+        std::printf("  %-6s %10.2f %9.2fx %9.2fx", format_name(f), bits, 32.0 / bits, 16.0 / bits);
+        for (const auto& d : dists)
+            std::printf("  %14.3e", nmse(d.data, dequantize_cpu(quantize_cpu(d.data.data(), kValues, f))));
+        std::printf("\n");
+    }
+    std::printf("  (%lld values each; NMSE = sum (x - deq(q(x)))^2 / sum x^2; Q8_1 holds Q8_0's values plus s)\n",
+                (long long)kValues);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 3: why x * id + 8.5f must stay two roundings
+// ---------------------------------------------------------------------------------------------
+
+// Values placed within 4e-6 (relative) of the x * id = k + 0.5 rounding boundaries, where a
+// fused multiply-add, which skips the rounding of x * id, can land on the other side.
+std::vector<float> rounding_boundary_data(uint64_t seed, int64_t n) {
+    std::vector<float> u(n), scale(n / 32), code(n);
+    fill_uniform(u, seed, 21, -1.f, 1.f);
+    fill_uniform(scale, seed, 22, 0.01f, 10.f);
+    fill_uniform(code, seed, 23, 0.f, 15.f);
+    std::vector<float> x(n);
+    for (int64_t b = 0; b < n / 32; ++b) {
+        const float d = scale[b];
+        x[b * 32] = -8.f * d;  // the block's max: fixes d
+        for (int j = 1; j < 32; ++j) {
+            const float k = std::floor(code[b * 32 + j]) - 8.f;  // -8 .. 6
+            x[b * 32 + j] = (k + 0.5f) * d * (1.f + 4e-6f * u[b * 32 + j]);
+        }
+    }
+    return x;
+}
+
+// quantize_row_q4_0_ref with the multiply-add fused, as a compiler with FMA contraction emits it.
+size_t fused_q4_0_byte_diffs(const std::vector<float>& x) {
+    const QuantizedTensor ref = quantize_cpu(x.data(), (int64_t)x.size(), QuantFormat::Q4_0);
+    std::vector<block_q4_0> fused(x.size() / 32);
+    for (size_t b = 0; b < fused.size(); ++b) {
+        const float* xb = &x[b * 32];
+        float amax = 0.f, max = 0.f;
+        for (int j = 0; j < 32; ++j)
+            if (fabsf(xb[j]) > amax) { amax = fabsf(xb[j]); max = xb[j]; }
+        const float d = q4_0_scale(max), id = inverse_or_zero(d);
+        fused[b].d = fp32_to_fp16(d);
+        auto nib = [&](float v) { return (uint8_t)std::min(15, (int)std::fma(v, id, 8.5f)); };
+        for (int j = 0; j < 16; ++j) fused[b].qs[j] = (uint8_t)(nib(xb[j]) | nib(xb[j + 16]) << 4);
+    }
+    return count_byte_diffs(fused.data(), ref.bytes.data(), fused.size() * sizeof(block_q4_0), ref.bytes.size());
+}
+
+void print_fma_demo(uint64_t seed) {
+    constexpr int64_t kValues = 1 << 20;
+    std::vector<float> normal(kValues);
+    fill_normal(normal, seed, 24);
+    const size_t bytes = kValues / 32 * sizeof(block_q4_0);
+    const size_t on_boundaries = fused_q4_0_byte_diffs(rounding_boundary_data(seed, kValues));
+    const size_t on_normal = fused_q4_0_byte_diffs(normal);
+    std::printf("  q4_0 with fmaf(x, id, 8.5f): %zu of %zu bytes differ on values near rounding boundaries (%.2f%%),\n"
+                "  %zu on N(0,1) data. The reference rounds x * id first; the code keeps it that way with\n"
+                "  __fmul_rn/__fadd_rn on the GPU and -ffp-contract=off on the host.\n",
+                on_boundaries, bytes, 100.0 * on_boundaries / bytes, on_normal);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 4: the GPU quantizers
+// ---------------------------------------------------------------------------------------------
+
+struct GpuQuantizer {
+    KernelInfo info;
+    QuantFormat format;
+    Q81Sum sum_mode;
+};
+
+const std::vector<GpuQuantizer> kQuantizers = {
+    {{"quantize_q4_0", "Q4_0 weights: signed scale max/-8, nibbles j | j+16"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ},
+    {{"quantize_q8_0", "Q8_0: scale amax/127, round half away from zero"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ},
+    {{"quantize_q8_1", "Q8_1, ggml's reference s = d * sum(q)"}, QuantFormat::Q8_1, Q81Sum::DTimesSumQ},
+    {{"quantize_q8_1_sumx", "Q8_1 as llama.cpp's CUDA kernel: q = round(x/d), s = sum(x)"}, QuantFormat::Q8_1, Q81Sum::SumX},
+};
+
+void launch_quantizer(const GpuQuantizer& q, const float* x, void* y, int64_t n, cudaStream_t s) {
+    switch (q.format) {
+        case QuantFormat::Q4_0: quantize_q4_0_gpu(x, static_cast<block_q4_0*>(y), n, s); break;
+        case QuantFormat::Q8_0: quantize_q8_0_gpu(x, static_cast<block_q8_0*>(y), n, s); break;
+        case QuantFormat::Q8_1: quantize_q8_1_gpu(x, static_cast<block_q8_1*>(y), n, q.sum_mode, s); break;
+    }
+}
+
+std::vector<uint8_t> quantize_on_gpu(const Gpu& gpu, const GpuQuantizer& q, const std::vector<float>& x) {
+    const int64_t n = (int64_t)x.size();
+    DeviceBuffer<float> dx(n);
+    DeviceBuffer<uint8_t> dy(n / 32 * block_bytes(q.format));
+    dx.upload(x.data());
+    poison(dy.get(), dy.bytes(), gpu.stream);
+    launch_quantizer(q, dx.get(), dy.get(), n, gpu.stream);
+    CUDA_CHECK_LAST();
+    CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+    return dy.to_host();
+}
+
+// Every golden case through every GPU quantizer, against ggml's bytes.
+bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
+    bool ok = true;
+    for (const auto& q : kQuantizers) {
+        if (!opt.wants(q.info.name)) continue;
+        size_t diffs = 0, total = 0;
+        for (const auto& dir : golden_case_dirs(QGF_GOLDEN_DIR)) {
+            GoldenCase c;
+            std::string why;
+            if (!load_golden_case(dir, c, &why)) usage_error("%s", why.c_str());
+            const std::vector<uint8_t>& expected = q.format == QuantFormat::Q4_0   ? c.q4_0
+                                                   : q.format == QuantFormat::Q8_0 ? c.q8_0
+                                                   : q.sum_mode == Q81Sum::SumX    ? c.q8_1_cudaemu
+                                                                                   : c.q8_1;
+            const std::vector<uint8_t> got = quantize_on_gpu(gpu, q, c.x);
+            diffs += check_bytes((q.info.name + "/" + c.name).c_str(), got.data(), expected.data(), got.size(),
+                                 block_bytes(q.format)).bad;
+            total += got.size();
+        }
+        std::printf("  %-20s %zu of %zu bytes differ from ggml's golden output: %s\n", q.info.name.c_str(), diffs, total,
+                    diffs == 0 ? "PASS" : "FAIL");
+        ok = ok && diffs == 0;
+    }
+    return ok;
+}
+
+bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64_t k) {
+    const int64_t n = rows * k;
+    std::printf("\n== GPU quantizers on a [%lld, %lld] tensor of N(0,1) values (%.0f MB of fp32) ==\n", (long long)rows,
+                (long long)k, n * 4 / 1e6);
+    const int copies = cold_l2_copies(gpu, n * sizeof(float));
+    require_device_memory(gpu, (size_t)n * sizeof(float) * copies + (size_t)(n / 32) * sizeof(block_q8_1));
+    std::vector<float> x(n);
+    fill_normal(x, opt.seed, 31);
+    DeviceBuffer<float> dx(n * copies);
+    for (int i = 0; i < copies; ++i)
+        CUDA_CHECK(cudaMemcpy(dx.get() + i * n, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    DeviceBuffer<uint8_t> dy(n / 32 * sizeof(block_q8_1));  // room for the largest format
+
+    std::vector<ResultRow> rows_out;
+    for (const auto& q : kQuantizers) {
+        if (!opt.wants(q.info.name)) continue;
+        const QuantizedTensor expected = quantize_cpu(x.data(), n, q.format, q.sum_mode);
+        KernelRun run;
+        run.name = q.info.name;
+        run.launch = [&](int i) { launch_quantizer(q, dx.get() + (size_t)(i % copies) * n, dy.get(), n, gpu.stream); };
+        run.poison_output = [&] { poison(dy.get(), dy.bytes(), gpu.stream); };
+        run.check = [&] {
+            std::vector<uint8_t> got(expected.bytes.size());
+            CUDA_CHECK(cudaMemcpy(got.data(), dy.get(), got.size(), cudaMemcpyDeviceToHost));
+            return check_bytes(q.info.name.c_str(), got.data(), expected.bytes.data(), got.size(), block_bytes(q.format));
+        };
+        run.error_metric = "bytes_diff";
+        run.report = KernelRun::Report::BadCount;
+        const Workload work{0.0, n * 4.0 + (double)expected.bytes.size(), 0.0};
+        rows_out.push_back(evaluate_kernel(gpu, opt, run, work));
+    }
+    print_table(rows_out, "", "");
+    std::printf("  (GB/s counts the fp32 read plus the blocks written; %%roof is against the measured HBM read rate)\n");
+    append_csv(opt.csv_path, "step2_quant", "quantize " + std::to_string(rows) + "x" + std::to_string(k), 1, rows, k,
+               rows_out, gpu);
+    return std::none_of(rows_out.begin(), rows_out.end(), [](const ResultRow& r) { return r.status == Status::Fail; });
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file tool: --quantize / --dequantize
+// ---------------------------------------------------------------------------------------------
+
+QuantFormat parse_format(const std::string& s) {
+    if (s == "q4_0") return QuantFormat::Q4_0;
+    if (s == "q8_0") return QuantFormat::Q8_0;
+    if (s == "q8_1") return QuantFormat::Q8_1;
+    usage_error("unknown format '%s': use q4_0, q8_0 or q8_1", s.c_str());
+}
+
+Q81Sum parse_sum_mode(const Options& opt) {
+    const std::string* v = opt.extra_value("q8_1-s");
+    if (!v || *v == "d_sum_q") return Q81Sum::DTimesSumQ;
+    if (*v == "sum_x") return Q81Sum::SumX;
+    usage_error("--q8_1-s must be d_sum_q (ggml's reference) or sum_x (llama.cpp's CUDA kernels), got '%s'", v->c_str());
+}
+
+const std::string& required_path(const Options& opt, const char* flag) {
+    const std::string* v = opt.extra_value(flag);
+    if (!v || v->empty()) usage_error("--quantize and --dequantize need --in FILE and --out FILE");
+    return *v;
+}
+
+int run_quantize_file(const Options& opt) {
+    const QuantFormat f = parse_format(*opt.extra_value("quantize"));
+    const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
+    std::vector<uint8_t> raw;
+    if (!read_file(in, raw)) usage_error("cannot read '%s'", in.c_str());
+    if (raw.size() % 4 != 0) usage_error("'%s' has %zu bytes: not a whole number of float32 values", in.c_str(), raw.size());
+    const std::vector<float> x = bytes_as<float>(raw);
+    if (x.empty() || x.size() % 32 != 0)
+        usage_error("'%s' holds %zu values: ggml blocks need a multiple of 32 (pad the rows)", in.c_str(), x.size());
+    for (size_t i = 0; i < x.size(); ++i)
+        if (!std::isfinite(x[i]))
+            usage_error("value %zu of '%s' is %s: ggml's reference quantizers have no defined result for it "
+                        "(float-to-int of NaN/inf is undefined in C), so this tool refuses",
+                        i, in.c_str(), std::isnan(x[i]) ? "NaN" : "infinite");
+    const QuantizedTensor q = quantize_cpu(x.data(), (int64_t)x.size(), f, parse_sum_mode(opt));
+    if (!write_file(out, q.bytes.data(), q.bytes.size())) usage_error("cannot write '%s'", out.c_str());
+    std::printf("quantized %zu values into %zu %s blocks (%zu bytes, %.2f bits/value); NMSE of the round trip %.3e\n",
+                x.size(), x.size() / 32, format_name(f), q.bytes.size(), block_bytes(f) * 8.0 / 32, nmse(x, dequantize_cpu(q)));
+    return EXIT_ALL_PASSED;
+}
+
+int run_dequantize_file(const Options& opt) {
+    const QuantFormat f = parse_format(*opt.extra_value("dequantize"));
+    const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
+    QuantizedTensor q{f, {}};
+    if (!read_file(in, q.bytes)) usage_error("cannot read '%s'", in.c_str());
+    if (q.bytes.empty() || q.bytes.size() % block_bytes(f) != 0)
+        usage_error("'%s' has %zu bytes: not a whole number of %zu-byte %s blocks (truncated?)", in.c_str(), q.bytes.size(),
+                    block_bytes(f), format_name(f));
+    const std::vector<float> y = dequantize_cpu(q);
+    if (!write_file(out, y.data(), y.size() * sizeof(float))) usage_error("cannot write '%s'", out.c_str());
+    std::printf("dequantized %zu %s blocks into %zu float32 values\n", q.bytes.size() / block_bytes(f), format_name(f),
+                y.size());
+    return EXIT_ALL_PASSED;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+int main(int argc, char** argv) {
+    ProgramInfo info{"step2_quant", "ggml's Q4_0 / Q8_0 / Q8_1 formats: byte-exact CPU and GPU quantizers, their error and speed",
+                     "step2_quant --quantize q4_0 --in weights.f32 --out weights.q4_0", 32, {}, {}};
+    info.uses_m = false;
+    for (const auto& q : kQuantizers) info.kernels.push_back(q.info);
+    info.extra_flags = {
+        {"quantize", true, "FORMAT (q4_0|q8_0|q8_1): quantize the float32 file --in into --out, then exit"},
+        {"dequantize", true, "FORMAT: dequantize the block file --in into float32 --out, then exit"},
+        {"in", true, "input file for --quantize / --dequantize"},
+        {"out", true, "output file for --quantize / --dequantize"},
+        {"q8_1-s", true, "d_sum_q (default, ggml's reference) or sum_x (llama.cpp's CUDA kernels)"},
+        {"golden", true, "DIR: check a golden case directory (or a folder of them) against the CPU reference, then exit"},
+    };
+    const Options opt = parse_options(argc, argv, info);
+
+    if (opt.has("quantize") && opt.has("dequantize")) usage_error("give --quantize or --dequantize, not both");
+    if (opt.has("quantize")) return run_quantize_file(opt);
+    if (opt.has("dequantize")) return run_dequantize_file(opt);
+    if (opt.has("in") || opt.has("out")) usage_error("--in and --out go with --quantize or --dequantize");
+    if (opt.has("q8_1-s")) usage_error("--q8_1-s goes with --quantize q8_1");
+    if (opt.has("golden")) {
+        std::printf("== golden vectors at %s: the CPU reference against ggml ==\n", opt.extra_value("golden")->c_str());
+        return check_golden_cpu(*opt.extra_value("golden")) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+    }
+
+    std::printf("== 1. the CPU reference against ggml's own output (%s) ==\n", QGF_GOLDEN_DIR);
+    bool ok = check_golden_cpu(QGF_GOLDEN_DIR);
+    std::printf("\n== 2. what quantization costs ==\n");
+    print_error_study(opt.seed);
+    std::printf("\n== 3. why x * id + 8.5 must stay two roundings ==\n");
+    print_fma_demo(opt.seed);
+
+    std::printf("\n== 4. the GPU quantizers ==\n");
+    Gpu gpu = open_gpu();
+    if (!gpu.available) {
+        std::printf("SKIP GPU quantizers: no usable CUDA device (the CPU parts above %s)\n", ok ? "passed" : "FAILED");
+        return ok ? EXIT_NO_GPU : EXIT_CHECK_FAILED;
+    }
+    print_gpu_header(gpu);
+    print_timing_method(opt);
+    ok = check_golden_gpu(gpu, opt) && ok;
+    const int64_t rows = opt.has_shape ? opt.n : 4096, k = opt.has_shape ? opt.k : 14336;
+    ok = run_gpu_tensor_case(gpu, opt, rows, k) && ok;
+    std::printf("\n%s\n", ok ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
+    return ok ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+}

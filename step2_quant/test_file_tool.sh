@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# usage: test_file_tool.sh STEP2_BINARY GOLDEN_DIR
+# The file tool end to end: quantize golden inputs and compare with ggml's bytes (cmp), dequantize
+# ggml's blocks and compare with ggml's floats, and refuse bad files with exit 2.
+set -u
+bin=$1
+golden=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+pass() { echo "ok: $1"; }
+fail() { echo "FAIL: $1"; failures=$((failures + 1)); }
+
+for case in normal_s1 q4_rounding_ties zero_blocks nibble_order; do
+  for fmt in q4_0 q8_0 q8_1; do
+    "$bin" --quantize $fmt --in "$golden/$case/x.f32" --out "$work/q.bin" >/dev/null &&
+      cmp -s "$work/q.bin" "$golden/$case/$fmt.bin" && pass "quantize $fmt $case" || fail "quantize $fmt $case"
+  done
+  "$bin" --quantize q8_1 --q8_1-s sum_x --in "$golden/$case/x.f32" --out "$work/q.bin" >/dev/null &&
+    cmp -s "$work/q.bin" "$golden/$case/q8_1_cudaemu.bin" && pass "quantize q8_1 sum_x $case" || fail "quantize q8_1 sum_x $case"
+  for fmt in q4_0 q8_0; do
+    "$bin" --dequantize $fmt --in "$golden/$case/$fmt.bin" --out "$work/y.f32" >/dev/null &&
+      cmp -s "$work/y.f32" "$golden/$case/deq_$fmt.f32" && pass "dequantize $fmt $case" || fail "dequantize $fmt $case"
+  done
+done
+
+expect_usage_error() {  # description, then the command
+  local what=$1
+  shift
+  "$@" >/dev/null 2>"$work/err"
+  local code=$?
+  if [ $code -eq 2 ] && [ "$(wc -l <"$work/err")" -eq 1 ]; then pass "$what -> exit 2: $(cat "$work/err")"; else fail "$what (exit $code)"; fi
+}
+head -c 132 "$golden/normal_s1/x.f32" >"$work/33values.f32"
+expect_usage_error "33 values" "$bin" --quantize q4_0 --in "$work/33values.f32" --out "$work/q.bin"
+head -c 130 "$golden/normal_s1/x.f32" >"$work/ragged.f32"
+expect_usage_error "partial float" "$bin" --quantize q8_0 --in "$work/ragged.f32" --out "$work/q.bin"
+{ head -c 64 "$golden/normal_s1/x.f32"; printf '\x00\x00\xc0\x7f'; head -c 60 "$golden/normal_s1/x.f32"; } >"$work/nan.f32"
+expect_usage_error "NaN input" "$bin" --quantize q4_0 --in "$work/nan.f32" --out "$work/q.bin"
+head -c 100 "$golden/normal_s1/q4_0.bin" >"$work/truncated.bin"
+expect_usage_error "truncated blocks" "$bin" --dequantize q4_0 --in "$work/truncated.bin" --out "$work/y.f32"
+
+[ $failures -eq 0 ] && echo "file tool: all checks passed" || echo "file tool: $failures checks failed"
+exit $((failures != 0))

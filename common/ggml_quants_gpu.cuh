@@ -3,9 +3,11 @@
 //
 // Layout of the work: one 32-value block per group of 8 lanes, 4 consecutive values per lane,
 // loaded as one 16-byte float4. A warp therefore reads 512 contiguous bytes (4 blocks) per load:
-// fully coalesced. The per-block reductions (max |x|, sum of q, sum of x) are xor-shuffles over
-// the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and each value is rounded by
-// the same __host__ __device__ helper the CPU reference uses.
+// fully coalesced. Each group handles kBlocksPerGroup blocks, a grid-width apart, and issues all
+// their loads before touching any, so several loads per thread are in flight (one alone reached
+// only ~65-80% of the HBM rate on the H200). The per-block reductions (max |x|, sum of q, sum of
+// x) are xor-shuffles over the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and
+// each value is rounded by the same __host__ __device__ helper the CPU reference uses.
 #pragma once
 
 #include "ggml_quants.h"
@@ -14,7 +16,8 @@ namespace quant_gpu {
 constexpr int kLanesPerBlock = 8;                                  // 8 lanes x 4 values = one 32-block
 constexpr int kValuesPerLane = QK8_0 / kLanesPerBlock;             // 4: one float4
 constexpr int kThreads = 256;
-constexpr int kBlocksPerCta = kThreads / kLanesPerBlock;           // 32 ggml blocks per thread block
+constexpr int kGroupsPerCta = kThreads / kLanesPerBlock;           // 32 lane groups per thread block
+constexpr int kBlocksPerGroup = 4;                                 // ggml blocks per group, loads in flight
 static_assert(kValuesPerLane == 4, "each lane loads exactly one float4");
 static_assert(QK4_0 == QK8_0 && QK8_0 == QK8_1, "all three formats use 32-value blocks");
 }  // namespace quant_gpu
@@ -31,15 +34,25 @@ __device__ __forceinline__ int group_sum(int v) {
     return v;
 }
 
-// Loads this lane's 4 values of block `block`; returns false for lanes past the last block
-// (they still take part in the shuffles, with zeros, and store nothing).
-__device__ __forceinline__ bool load_lane_values(const float* x, int64_t nblocks, int64_t& block, int& part, float4& v) {
+// Calls body(block, part, in, values) for each of this lane group's kBlocksPerGroup blocks,
+// after loading all of them. part is the lane's place in its group (values 4*part..4*part+3);
+// in is false past the last block: such lanes still take part in the shuffles, with zeros,
+// and must store nothing.
+template <class Body>
+__device__ __forceinline__ void for_each_block(const float* x, int64_t nblocks, Body body) {
+    constexpr int kPer = quant_gpu::kBlocksPerGroup;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    block = t / quant_gpu::kLanesPerBlock;
-    part = (int)(t % quant_gpu::kLanesPerBlock);
-    const bool in = block < nblocks;
-    v = in ? __ldcs(reinterpret_cast<const float4*>(x) + t) : make_float4(0.f, 0.f, 0.f, 0.f);
-    return in;
+    const int64_t group = t / quant_gpu::kLanesPerBlock, groups = (int64_t)gridDim.x * quant_gpu::kGroupsPerCta;
+    const int part = (int)(t % quant_gpu::kLanesPerBlock);
+    float4 v[kPer];
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) {
+        const int64_t b = group + i * groups;
+        v[i] = b < nblocks ? __ldcs(reinterpret_cast<const float4*>(x) + b * quant_gpu::kLanesPerBlock + part)
+                           : make_float4(0.f, 0.f, 0.f, 0.f);
+    }
+#pragma unroll
+    for (int i = 0; i < kPer; ++i) body(group + i * groups, part, group + i * groups < nblocks, v[i]);
 }
 
 // Q4_0. The scale comes from the *first* value of largest magnitude, so the reduction carries
@@ -48,45 +61,43 @@ __device__ __forceinline__ bool load_lane_values(const float* x, int64_t nblocks
 // (p < 4) holds elements 4p..4p+3 and fetches elements 16+4p.. from lane p+4.
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q4_0_kernel(const float* __restrict__ x,
                                                                             block_q4_0* __restrict__ y, int64_t nblocks) {
-    int64_t b;
-    int part;
-    float4 v;
-    const bool in = load_lane_values(x, nblocks, b, part, v);
-    const float vals[4] = {v.x, v.y, v.z, v.w};
-    float best_abs = 0.0f, best = 0.0f;
-    int best_pos = 0;
+    for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+        const float vals[4] = {v.x, v.y, v.z, v.w};
+        float best_abs = 0.0f, best = 0.0f;
+        int best_pos = 0;
 #pragma unroll
-    for (int j = 0; j < 4; ++j)
-        if (fabsf(vals[j]) > best_abs) {
-            best_abs = fabsf(vals[j]);
-            best = vals[j];
-            best_pos = part * 4 + j;
+        for (int j = 0; j < 4; ++j)
+            if (fabsf(vals[j]) > best_abs) {
+                best_abs = fabsf(vals[j]);
+                best = vals[j];
+                best_pos = part * 4 + j;
+            }
+#pragma unroll
+        for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) {
+            const float other_abs = __shfl_xor_sync(0xffffffffu, best_abs, o);
+            const float other = __shfl_xor_sync(0xffffffffu, best, o);
+            const int other_pos = __shfl_xor_sync(0xffffffffu, best_pos, o);
+            if (other_abs > best_abs || (other_abs == best_abs && other_pos < best_pos)) {
+                best_abs = other_abs;
+                best = other;
+                best_pos = other_pos;
+            }
         }
+        const float max = best_abs > 0.0f ? best : 0.0f;  // an all-zero block keeps ggml's +0 start: d = -0
+        const float d = q4_0_scale(max);
+        const float id = inverse_or_zero(d);
+        uint32_t nibbles = 0;  // this lane's 4 nibbles, one per byte
 #pragma unroll
-    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) {
-        const float other_abs = __shfl_xor_sync(0xffffffffu, best_abs, o);
-        const float other = __shfl_xor_sync(0xffffffffu, best, o);
-        const int other_pos = __shfl_xor_sync(0xffffffffu, best_pos, o);
-        if (other_abs > best_abs || (other_abs == best_abs && other_pos < best_pos)) {
-            best_abs = other_abs;
-            best = other;
-            best_pos = other_pos;
-        }
-    }
-    const float max = best_abs > 0.0f ? best : 0.0f;  // an all-zero block keeps ggml's +0 start: d = -0
-    const float d = q4_0_scale(max);
-    const float id = inverse_or_zero(d);
-    uint32_t nibbles = 0;  // this lane's 4 nibbles, one per byte
-#pragma unroll
-    for (int j = 0; j < 4; ++j) nibbles |= (uint32_t)q4_0_nibble(vals[j], id) << (8 * j);
-    const uint32_t high = __shfl_down_sync(0xffffffffu, nibbles, 4);  // elements +16, from lane part+4
-    if (!in || part >= 4) return;
-    const uint32_t packed = nibbles | (high << 4);
-    // qs[4p..4p+3] sits at byte 2 + 4p of an 18-byte block: only 2-byte aligned, so two 16-bit stores.
-    uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);
-    qs16[0] = (uint16_t)(packed & 0xFFFFu);
-    qs16[1] = (uint16_t)(packed >> 16);
-    if (part == 0) y[b].d = fp32_to_fp16(d);
+        for (int j = 0; j < 4; ++j) nibbles |= (uint32_t)q4_0_nibble(vals[j], id) << (8 * j);
+        const uint32_t high = __shfl_down_sync(0xffffffffu, nibbles, 4);  // elements +16, from lane part+4
+        if (!in || part >= 4) return;
+        const uint32_t packed = nibbles | (high << 4);
+        // qs[4p..4p+3] sits at byte 2 + 4p of an 18-byte block: only 2-byte aligned, so two 16-bit stores.
+        uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);
+        qs16[0] = (uint16_t)(packed & 0xFFFFu);
+        qs16[1] = (uint16_t)(packed >> 16);
+        if (part == 0) y[b].d = fp32_to_fp16(d);
+    });
 }
 
 __device__ __forceinline__ uint32_t pack_int8x4(const int8_t (&q)[4]) {
@@ -97,23 +108,21 @@ __device__ __forceinline__ uint32_t pack_int8x4(const int8_t (&q)[4]) {
 // Q8_0: amax over the group, d = amax / 127, q = round(x * id).
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_0_kernel(const float* __restrict__ x,
                                                                             block_q8_0* __restrict__ y, int64_t nblocks) {
-    int64_t b;
-    int part;
-    float4 v;
-    const bool in = load_lane_values(x, nblocks, b, part, v);
-    const float vals[4] = {v.x, v.y, v.z, v.w};
-    const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-    const float d = q8_scale(amax);
-    const float id = inverse_or_zero(d);
-    int8_t q[4];
+    for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+        const float vals[4] = {v.x, v.y, v.z, v.w};
+        const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+        const float d = q8_scale(amax);
+        const float id = inverse_or_zero(d);
+        int8_t q[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) q[j] = q8_value(vals[j], id);
-    if (!in) return;
-    const uint32_t packed = pack_int8x4(q);
-    uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);  // 34-byte blocks: 2-byte aligned
-    qs16[0] = (uint16_t)(packed & 0xFFFFu);
-    qs16[1] = (uint16_t)(packed >> 16);
-    if (part == 0) y[b].d = fp32_to_fp16(d);
+        for (int j = 0; j < 4; ++j) q[j] = q8_value(vals[j], id);
+        if (!in) return;
+        const uint32_t packed = pack_int8x4(q);
+        uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);  // 34-byte blocks: 2-byte aligned
+        qs16[0] = (uint16_t)(packed & 0xFFFFu);
+        qs16[1] = (uint16_t)(packed >> 16);
+        if (part == 0) y[b].d = fp32_to_fp16(d);
+    });
 }
 
 // The sum of the block's 32 inputs in the order of llama.cpp's 32-lane butterfly (offsets
@@ -132,27 +141,25 @@ __device__ __forceinline__ float butterfly_sum_group(float4 v) {
 template <Q81Sum SUM>
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(const float* __restrict__ x,
                                                                             block_q8_1* __restrict__ y, int64_t nblocks) {
-    int64_t b;
-    int part;
-    float4 v;
-    const bool in = load_lane_values(x, nblocks, b, part, v);
-    const float vals[4] = {v.x, v.y, v.z, v.w};
-    const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-    const float d = q8_scale(amax);
-    const float id = inverse_or_zero(d);
-    int8_t q[4];
+    for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+        const float vals[4] = {v.x, v.y, v.z, v.w};
+        const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
+        const float d = q8_scale(amax);
+        const float id = inverse_or_zero(d);
+        int8_t q[4];
 #pragma unroll
-    for (int j = 0; j < 4; ++j) q[j] = SUM == Q81Sum::SumX ? q8_value_div(vals[j], d) : q8_value(vals[j], id);
-    const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v)
-                                        : mul_rn((float)group_sum(q[0] + q[1] + q[2] + q[3]), d);
-    if (!in) return;
-    *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = pack_int8x4(q);  // 36-byte blocks: 4-byte aligned
-    if (part == 0) *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(d) | (uint32_t)fp32_to_fp16(s) << 16;
+        for (int j = 0; j < 4; ++j) q[j] = SUM == Q81Sum::SumX ? q8_value_div(vals[j], d) : q8_value(vals[j], id);
+        const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v)
+                                            : mul_rn((float)group_sum(q[0] + q[1] + q[2] + q[3]), d);
+        if (!in) return;
+        *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = pack_int8x4(q);  // 36-byte blocks: 4-byte aligned
+        if (part == 0) *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(d) | (uint32_t)fp32_to_fp16(s) << 16;
+    });
 }
 
 // Launchers: n values (a multiple of 32) from x into the block array y.
 inline unsigned quantize_grid(int64_t n) {
-    return (unsigned)ceil_div(n / QK8_0, quant_gpu::kBlocksPerCta);
+    return (unsigned)ceil_div(n / QK8_0, quant_gpu::kGroupsPerCta * quant_gpu::kBlocksPerGroup);
 }
 inline void quantize_q4_0_gpu(const float* x, block_q4_0* y, int64_t n, cudaStream_t s) {
     quantize_q4_0_kernel<<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK4_0);

@@ -511,7 +511,7 @@ inline TimingStats time_launches(const Gpu& gpu, const std::function<void(int)>&
     CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     for (int i = 0; i < st.launches_per_replay; ++i) launch(i);
     CUDA_CHECK(cudaStreamEndCapture(s, &graph));
-    CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+    CUDA_CHECK(cudaGraphInstantiateWithFlags(&exec, graph, 0));  // same call on CUDA 11.4+ and 12+
     CUDA_CHECK(cudaGraphLaunch(exec, s));  // warm the graph itself
     std::vector<double> samples;
     for (int it = 0; it < iters; ++it) {

@@ -18,7 +18,9 @@ gpu_line=$(nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,n
 if [ -z "${CUDA_ARCH:-}" ] && [ -n "$gpu_line" ]; then
   CUDA_ARCH="sm_$(echo "$gpu_line" | awk -F', ' '{print $2}' | tr -d .)"
 fi
-echo "GPU: ${gpu_line:-none visible}   CUDA_ARCH: ${CUDA_ARCH:-fallback}   $(date -u '+%Y-%m-%d %H:%M UTC')"
+cuda_version=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
+run_info="GPU: ${gpu_line:-none visible} | CUDA ${cuda_version:-?} | CUDA_ARCH ${CUDA_ARCH:-fallback} | $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "$run_info" | tee "$LOG_DIR/run_info.txt"
 
 status=0
 if ! make build CUDA_ARCH="${CUDA_ARCH:-}" >"$LOG_DIR/build.log" 2>&1; then

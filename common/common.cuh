@@ -639,6 +639,7 @@ struct ResultRow {
     double tflops = NAN, gbps = NAN, pct_roofline = NAN;
     std::string error_metric;
     double error_value = NAN;
+    bool error_is_count = false;        // print error_value as a whole number
 };
 
 // The numbers a case needs to turn a time into TFLOPS, GB/s and % of roofline.
@@ -682,7 +683,9 @@ inline void print_table(const std::vector<ResultRow>& rows, const std::string& f
     if (!baseline.empty()) std::printf(" %7s", ("%" + baseline.substr(0, 6)).c_str());
     std::printf("  %-26s %s\n", "error (metric)", "check");
     for (const auto& r : rows) {
-        std::string err = r.error_metric.empty() ? "-" : r.error_metric + " " + fmt_or_dash(r.error_value, "%.2e");
+        std::string err = r.error_metric.empty()
+                              ? "-"
+                              : r.error_metric + " " + fmt_or_dash(r.error_value, r.error_is_count ? "%.0f" : "%.2e");
         std::printf("  %-22s %9s %8s %8s %6s", r.kernel.c_str(), fmt_or_dash(r.time_ms, "%.4f").c_str(),
                     fmt_or_dash(r.tflops, "%.2f").c_str(), fmt_or_dash(r.gbps, "%.0f").c_str(),
                     fmt_or_dash(r.pct_roofline, "%.1f").c_str());
@@ -753,6 +756,7 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     row.error_value = k.report == KernelRun::Report::MaxScaled ? c.max_scaled_err
                       : k.report == KernelRun::Report::Nmse    ? c.nmse
                                                                : (double)c.bad;
+    row.error_is_count = k.report == KernelRun::Report::BadCount;
     if (!opt.check_only) fill_speed(row, w, gpu, time_launches(gpu, k.launch, opt.warmup, opt.iters).median_ms);
     return row;
 }

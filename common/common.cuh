@@ -55,25 +55,18 @@ enum ExitCode : int {
 // at the next synchronizing call, which is itself checked).
 #define CUDA_CHECK_LAST() CUDA_CHECK(cudaGetLastError())
 
-#define CUBLAS_CHECK(call)                                                                     \
+// cuBLAS and cuRAND report a status enum; anything but `success` is fatal.
+#define LIBRARY_STATUS_CHECK(call, success, library)                                           \
     do {                                                                                       \
-        cublasStatus_t st_ = (call);                                                           \
-        if (st_ != CUBLAS_STATUS_SUCCESS) {                                                    \
-            std::fprintf(stderr, "cuBLAS error %d at %s:%d: %s\n", (int)st_, __FILE__,         \
+        auto st_ = (call);                                                                     \
+        if (st_ != (success)) {                                                                \
+            std::fprintf(stderr, "%s error %d at %s:%d: %s\n", library, (int)st_, __FILE__,    \
                          __LINE__, #call);                                                     \
             std::exit(EXIT_CHECK_FAILED);                                                      \
         }                                                                                      \
     } while (0)
-
-#define CURAND_CHECK(call)                                                                     \
-    do {                                                                                       \
-        curandStatus_t st_ = (call);                                                           \
-        if (st_ != CURAND_STATUS_SUCCESS) {                                                    \
-            std::fprintf(stderr, "cuRAND error %d at %s:%d: %s\n", (int)st_, __FILE__,         \
-                         __LINE__, #call);                                                     \
-            std::exit(EXIT_CHECK_FAILED);                                                      \
-        }                                                                                      \
-    } while (0)
+#define CUBLAS_CHECK(call) LIBRARY_STATUS_CHECK(call, CUBLAS_STATUS_SUCCESS, "cuBLAS")
+#define CURAND_CHECK(call) LIBRARY_STATUS_CHECK(call, CURAND_STATUS_SUCCESS, "cuRAND")
 
 // Bad input: one line that says what is wrong and how to fix it, then exit 2.
 [[noreturn]] inline void usage_error(const char* fmt, ...) {

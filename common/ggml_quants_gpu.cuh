@@ -34,6 +34,18 @@ __device__ __forceinline__ int group_sum(int v) {
     return v;
 }
 
+// Q8's scale for the block whose 4 values this lane holds: amax over the group / 127.
+__device__ __forceinline__ float group_q8_scale(float4 v) {
+    return q8_scale(group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w)))));
+}
+
+// Stores 4 bytes at an address that is only 2-byte aligned (inside 18- and 34-byte blocks).
+__device__ __forceinline__ void store_4_bytes_2_aligned(void* dst, uint32_t bytes) {
+    uint16_t* half_words = static_cast<uint16_t*>(dst);
+    half_words[0] = (uint16_t)(bytes & 0xFFFFu);
+    half_words[1] = (uint16_t)(bytes >> 16);
+}
+
 // Calls body(block, part, in, values) for each of this lane group's kBlocksPerGroup blocks,
 // after loading all of them. part is the lane's place in its group (values 4*part..4*part+3);
 // in is false past the last block: such lanes still take part in the shuffles, with zeros,
@@ -91,11 +103,7 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q4_0_kernel(cons
         for (int j = 0; j < 4; ++j) nibbles |= (uint32_t)q4_0_nibble(vals[j], id) << (8 * j);
         const uint32_t high = __shfl_down_sync(0xffffffffu, nibbles, 4);  // elements +16, from lane part+4
         if (!in || part >= 4) return;
-        const uint32_t packed = nibbles | (high << 4);
-        // qs[4p..4p+3] sits at byte 2 + 4p of an 18-byte block: only 2-byte aligned, so two 16-bit stores.
-        uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);
-        qs16[0] = (uint16_t)(packed & 0xFFFFu);
-        qs16[1] = (uint16_t)(packed >> 16);
+        store_4_bytes_2_aligned(y[b].qs + 4 * part, nibbles | (high << 4));  // qs[4p..4p+3]
         if (part == 0) y[b].d = fp32_to_fp16(d);
     });
 }
@@ -110,17 +118,13 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_0_kernel(cons
                                                                             block_q8_0* __restrict__ y, int64_t nblocks) {
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         const float vals[4] = {v.x, v.y, v.z, v.w};
-        const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-        const float d = q8_scale(amax);
+        const float d = group_q8_scale(v);
         const float id = inverse_or_zero(d);
         int8_t q[4];
 #pragma unroll
         for (int j = 0; j < 4; ++j) q[j] = q8_value(vals[j], id);
         if (!in) return;
-        const uint32_t packed = pack_int8x4(q);
-        uint16_t* qs16 = reinterpret_cast<uint16_t*>(y[b].qs + 4 * part);  // 34-byte blocks: 2-byte aligned
-        qs16[0] = (uint16_t)(packed & 0xFFFFu);
-        qs16[1] = (uint16_t)(packed >> 16);
+        store_4_bytes_2_aligned(y[b].qs + 4 * part, pack_int8x4(q));
         if (part == 0) y[b].d = fp32_to_fp16(d);
     });
 }
@@ -143,8 +147,7 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
                                                                             block_q8_1* __restrict__ y, int64_t nblocks) {
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         const float vals[4] = {v.x, v.y, v.z, v.w};
-        const float amax = group_max(fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fmaxf(fabsf(v.z), fabsf(v.w))));
-        const float d = q8_scale(amax);
+        const float d = group_q8_scale(v);
         const float id = inverse_or_zero(d);
         int8_t q[4];
 #pragma unroll

@@ -3,13 +3,8 @@
 // tests/expect_exit.sh). Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
 #include "reference_gemm.h"
+#include "unit_test.h"
 
-static int g_passed = 0, g_failed = 0;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (cond) ++g_passed;                                                             \
-        else { ++g_failed; std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
 
 static bool passes(float got, double ref, Tolerance tol) {
     return check_close("unit", &got, &ref, 1, tol, 0, /*max_print=*/0).pass;
@@ -109,6 +104,5 @@ int main() {
     test_reference_gemm();
     test_data();
     test_parse_options();
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+    return unit_test_summary();
 }

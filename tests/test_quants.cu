@@ -5,13 +5,8 @@
 
 #include "common.cuh"
 #include "ggml_quants.h"
+#include "unit_test.h"
 
-static int g_passed = 0, g_failed = 0;
-#define EXPECT(cond)                                                                      \
-    do {                                                                                  \
-        if (cond) ++g_passed;                                                             \
-        else { ++g_failed; std::printf("FAILED %s:%d: %s\n", __FILE__, __LINE__, #cond); } \
-    } while (0)
 
 static uint16_t cuda_half_bits(float f) {
     __half h = __float2half_rn(f);
@@ -126,6 +121,5 @@ int main() {
     test_fp16_conversion();
     test_round_trip_bounds();
     test_q8_1_sum();
-    std::printf("%d passed, %d failed\n", g_passed, g_failed);
-    return g_failed == 0 ? 0 : 1;
+    return unit_test_summary();
 }

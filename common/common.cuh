@@ -731,7 +731,7 @@ struct KernelRun {
 inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const KernelRun& k, const Workload& w) {
     ResultRow row;
     row.kernel = k.name;
-    if (gpu.cc < k.min_cc) {
+    if (!gpu_supports(gpu, k.min_cc, k.name)) {
         row.note = "needs sm_" + std::to_string(k.min_cc);
         return row;
     }

@@ -40,10 +40,12 @@ __device__ __forceinline__ void warp_tile_mma(const float* As, const float* Ws, 
         for (int g = 0; g < Cfg::GN; ++g)
             *reinterpret_cast<float4*>(&w[g * 4]) =
                 *reinterpret_cast<const float4*>(&Ws[kk * Cfg::LDW + warp_n0 + g * Cfg::STEP_N + lane_n * 4]);
+        // W column outer, A row inner: the same 64 FMAs, but in this order the compiler's register
+        // allocation measured ~3% faster on the H200 (i outer was the slower one).
 #pragma unroll
-        for (int i = 0; i < Cfg::TM; ++i)
+        for (int j = 0; j < Cfg::TN; ++j)
 #pragma unroll
-            for (int j = 0; j < Cfg::TN; ++j) acc[i][j] += a[i] * w[j];
+            for (int i = 0; i < Cfg::TM; ++i) acc[i][j] += a[i] * w[j];
     }
 }
 

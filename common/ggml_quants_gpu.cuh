@@ -108,24 +108,36 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q4_0_kernel(cons
     });
 }
 
-__device__ __forceinline__ uint32_t pack_int8x4(const int8_t (&q)[4]) {
-    return (uint32_t)(uint8_t)q[0] | (uint32_t)(uint8_t)q[1] << 8 | (uint32_t)(uint8_t)q[2] << 16 |
-           (uint32_t)(uint8_t)q[3] << 24;
+// One lane's share of a Q8 block: the block's scale and this lane's 4 codes, packed into a word.
+// DIVIDE selects llama.cpp-CUDA's q = round(x / d) over the reference's q = round(x * (1/d)).
+struct LaneQ8 {
+    float d;
+    uint32_t packed_q;  // 4 int8 codes, element 4*part in the low byte
+    int sum_q;          // the 4 codes added
+};
+
+template <bool DIVIDE>
+__device__ __forceinline__ LaneQ8 quantize_lane_q8(float4 v) {
+    const float vals[4] = {v.x, v.y, v.z, v.w};
+    LaneQ8 r{group_q8_scale(v), 0u, 0};
+    const float id = inverse_or_zero(r.d);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        const int8_t q = DIVIDE ? q8_value_div(vals[j], r.d) : q8_value(vals[j], id);
+        r.packed_q |= (uint32_t)(uint8_t)q << (8 * j);
+        r.sum_q += q;
+    }
+    return r;
 }
 
 // Q8_0: amax over the group, d = amax / 127, q = round(x * id).
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_0_kernel(const float* __restrict__ x,
                                                                             block_q8_0* __restrict__ y, int64_t nblocks) {
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
-        const float vals[4] = {v.x, v.y, v.z, v.w};
-        const float d = group_q8_scale(v);
-        const float id = inverse_or_zero(d);
-        int8_t q[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) q[j] = q8_value(vals[j], id);
+        const LaneQ8 lane = quantize_lane_q8<false>(v);
         if (!in) return;
-        store_4_bytes_2_aligned(y[b].qs + 4 * part, pack_int8x4(q));
-        if (part == 0) y[b].d = fp32_to_fp16(d);
+        store_4_bytes_2_aligned(y[b].qs + 4 * part, lane.packed_q);
+        if (part == 0) y[b].d = fp32_to_fp16(lane.d);
     });
 }
 
@@ -146,17 +158,12 @@ template <Q81Sum SUM>
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(const float* __restrict__ x,
                                                                             block_q8_1* __restrict__ y, int64_t nblocks) {
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
-        const float vals[4] = {v.x, v.y, v.z, v.w};
-        const float d = group_q8_scale(v);
-        const float id = inverse_or_zero(d);
-        int8_t q[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) q[j] = SUM == Q81Sum::SumX ? q8_value_div(vals[j], d) : q8_value(vals[j], id);
-        const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v)
-                                            : mul_rn((float)group_sum(q[0] + q[1] + q[2] + q[3]), d);
+        const LaneQ8 lane = quantize_lane_q8<SUM == Q81Sum::SumX>(v);
+        const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v) : mul_rn((float)group_sum(lane.sum_q), lane.d);
         if (!in) return;
-        *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = pack_int8x4(q);  // 36-byte blocks: 4-byte aligned
-        if (part == 0) *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(d) | (uint32_t)fp32_to_fp16(s) << 16;
+        *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = lane.packed_q;  // 36-byte blocks: 4-byte aligned
+        if (part == 0)
+            *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(lane.d) | (uint32_t)fp32_to_fp16(s) << 16;
     });
 }
 

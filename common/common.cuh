@@ -79,7 +79,7 @@ enum ExitCode : int {
     std::exit(EXIT_USAGE);
 }
 
-__host__ __device__ inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // ---------------------------------------------------------------------------------------------
 // 2. Command line
@@ -598,7 +598,7 @@ inline CheckResult check_close(const char* what, const float* got, const double*
 }
 
 // Byte-exact comparison (quantized blocks): passes only when every byte matches; prints the
-// first few differing bytes as (unit, byte within unit).
+// first max_print differing bytes as (unit, byte within unit), and nothing when max_print is 0.
 inline CheckResult check_bytes(const char* what, const void* got, const void* expected, size_t n, size_t unit_bytes,
                                int max_print = 5) {
     const uint8_t* g = static_cast<const uint8_t*>(got);
@@ -613,7 +613,7 @@ inline CheckResult check_bytes(const char* what, const void* got, const void* ex
         ++r.bad;
     }
     r.pass = r.bad == 0;
-    if (r.bad > (size_t)max_print) std::printf("    %s: %zu of %zu bytes differ\n", what, r.bad, n);
+    if (max_print > 0 && r.bad > (size_t)max_print) std::printf("    %s: %zu of %zu bytes differ\n", what, r.bad, n);
     return r;
 }
 

@@ -168,15 +168,21 @@ GGML_HD float inverse_or_zero(float d) { return d != 0.0f ? 1.0f / d : 0.0f; }
 // CPU reference quantizers and dequantizers (k = number of values, a multiple of 32)
 // ---------------------------------------------------------------------------------------------
 
+// The signed value of largest magnitude in a 32-block. Strictly greater: the first one wins.
+// It starts at +0, so an all-zero block gets d = +0 / -8 = -0.
+inline float q4_0_block_max(const float* x) {
+    float amax = 0.0f, max = 0.0f;
+    for (int j = 0; j < QK4_0; ++j)
+        if (fabsf(x[j]) > amax) {
+            amax = fabsf(x[j]);
+            max = x[j];
+        }
+    return max;
+}
+
 inline void quantize_row_q4_0_ref(const float* x, block_q4_0* y, int64_t k) {
     for (int64_t b = 0; b < k / QK4_0; ++b, x += QK4_0) {
-        float amax = 0.0f, max = 0.0f;  // max starts at +0: an all-zero block gets d = -0
-        for (int j = 0; j < QK4_0; ++j)
-            if (fabsf(x[j]) > amax) {  // strictly greater: the first largest |x| wins
-                amax = fabsf(x[j]);
-                max = x[j];
-            }
-        const float d = q4_0_scale(max);
+        const float d = q4_0_scale(q4_0_block_max(x));
         const float id = inverse_or_zero(d);  // from the fp32 d, before it is rounded to fp16
         y[b].d = fp32_to_fp16(d);
         for (int j = 0; j < QK4_0 / 2; ++j)

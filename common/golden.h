@@ -96,16 +96,6 @@ inline std::vector<std::string> golden_case_dirs(const std::string& root) {
     return dirs;
 }
 
-// Differing bytes between two buffers of the same length (SIZE_MAX when lengths differ).
-inline size_t count_byte_diffs(const void* a, const void* b, size_t n_a, size_t n_b) {
-    if (n_a != n_b) return SIZE_MAX;
-    const uint8_t* pa = static_cast<const uint8_t*>(a);
-    const uint8_t* pb = static_cast<const uint8_t*>(b);
-    size_t diffs = 0;
-    for (size_t i = 0; i < n_a; ++i) diffs += pa[i] != pb[i];
-    return diffs;
-}
-
 // Floats that differ in their bits; two NaNs count as equal (their payload bits depend on the
 // CPU that produced them: x86 makes 0xFFC00000, ARM 0x7FC00000).
 inline size_t count_float_diffs(const std::vector<float>& a, const std::vector<float>& b) {

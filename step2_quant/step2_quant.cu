@@ -71,7 +71,12 @@ double nmse(const std::vector<float>& x, const std::vector<float>& y) {
 // Part 1: the CPU reference against ggml's own output
 // ---------------------------------------------------------------------------------------------
 
-std::string diff_cell(size_t diffs) { return diffs == 0 ? "ok" : diffs == SIZE_MAX ? "size!" : std::to_string(diffs); }
+std::string diff_cell(size_t diffs) { return diffs == 0 ? "ok" : std::to_string(diffs); }
+
+// Differing bytes between a quantized tensor and ggml's file (same size: load_golden_case checked it).
+size_t byte_diffs(const QuantizedTensor& q, const std::vector<uint8_t>& expected) {
+    return check_bytes("", q.bytes.data(), expected.data(), q.bytes.size(), block_bytes(q.format), 0).bad;
+}
 
 // dots.f64 variant 3: sum over k of deq_q4_0[i][k] * deq_q8_0[j][k] in float64, in order.
 // Reproducing it bit for bit checks that we read rows, blocks and files the way ggml wrote them.
@@ -104,10 +109,10 @@ bool check_golden_cpu(const std::string& root) {
         const QuantizedTensor q81 = quantize_cpu(c.x.data(), n, QuantFormat::Q8_1);
         const QuantizedTensor q81x = quantize_cpu(c.x.data(), n, QuantFormat::Q8_1, Q81Sum::SumX);
         const size_t d[] = {
-            count_byte_diffs(q4.bytes.data(), c.q4_0.data(), q4.bytes.size(), c.q4_0.size()),
-            count_byte_diffs(q8.bytes.data(), c.q8_0.data(), q8.bytes.size(), c.q8_0.size()),
-            count_byte_diffs(q81.bytes.data(), c.q8_1.data(), q81.bytes.size(), c.q8_1.size()),
-            count_byte_diffs(q81x.bytes.data(), c.q8_1_cudaemu.data(), q81x.bytes.size(), c.q8_1_cudaemu.size()),
+            byte_diffs(q4, c.q4_0),
+            byte_diffs(q8, c.q8_0),
+            byte_diffs(q81, c.q8_1),
+            byte_diffs(q81x, c.q8_1_cudaemu),
             count_float_diffs(dequantize_cpu({QuantFormat::Q4_0, c.q4_0}), c.deq_q4_0),
             count_float_diffs(dequantize_cpu({QuantFormat::Q8_0, c.q8_0}), c.deq_q8_0) +
                 count_float_diffs(dequantize_cpu({QuantFormat::Q8_1, c.q8_1}), c.deq_q8_0),
@@ -194,15 +199,12 @@ size_t fused_q4_0_byte_diffs(const std::vector<float>& x) {
     std::vector<block_q4_0> fused(x.size() / 32);
     for (size_t b = 0; b < fused.size(); ++b) {
         const float* xb = &x[b * 32];
-        float amax = 0.f, max = 0.f;
-        for (int j = 0; j < 32; ++j)
-            if (fabsf(xb[j]) > amax) { amax = fabsf(xb[j]); max = xb[j]; }
-        const float d = q4_0_scale(max), id = inverse_or_zero(d);
+        const float d = q4_0_scale(q4_0_block_max(xb)), id = inverse_or_zero(d);
         fused[b].d = fp32_to_fp16(d);
         auto nib = [&](float v) { return (uint8_t)std::min(15, (int)std::fma(v, id, 8.5f)); };
         for (int j = 0; j < 16; ++j) fused[b].qs[j] = (uint8_t)(nib(xb[j]) | nib(xb[j + 16]) << 4);
     }
-    return count_byte_diffs(fused.data(), ref.bytes.data(), fused.size() * sizeof(block_q4_0), ref.bytes.size());
+    return check_bytes("", fused.data(), ref.bytes.data(), ref.bytes.size(), sizeof(block_q4_0), 0).bad;
 }
 
 void print_fma_demo(uint64_t seed) {

@@ -66,11 +66,8 @@ static void test_round_trip_bounds() {
     dequantize_row_q8(q8.data(), y8.data(), (int64_t)x.size());
     size_t q4_bad = 0, q8_bad = 0, clamped = 0;
     for (int64_t b = 0; b < nb; ++b) {
-        float amax = 0, max = 0;
-        for (int j = 0; j < 32; ++j)
-            if (fabsf(x[b * 32 + j]) > amax) { amax = fabsf(x[b * 32 + j]); max = x[b * 32 + j]; }
-        const float d4 = max / -8.f, d4h = fp16_to_fp32(q4[b].d);
-        const float d8 = amax / 127.f, d8h = fp16_to_fp32(q8[b].d);
+        const float d4 = q4_0_block_max(&x[b * 32]) / -8.f, d4h = fp16_to_fp32(q4[b].d);
+        const float d8 = q8_block_amax(&x[b * 32]) / 127.f, d8h = fp16_to_fp32(q8[b].d);
         for (int j = 0; j < 32; ++j) {
             const float v = x[b * 32 + j];
             const int nib = j < 16 ? (q4[b].qs[j] & 15) : (q4[b].qs[j - 16] >> 4);
@@ -88,12 +85,6 @@ static void test_round_trip_bounds() {
     EXPECT(clamped > 0);  // the clamp branch was exercised
 }
 
-static float amax_of(const float* x) {
-    float amax = 0;
-    for (int j = 0; j < 32; ++j) amax = std::max(amax, fabsf(x[j]));
-    return amax;
-}
-
 static void test_q8_1_sum() {
     std::vector<float> x(32 * 64);
     fill_uniform(x, 9, 2, -3.f, 3.f);
@@ -108,7 +99,7 @@ static void test_q8_1_sum() {
         int sum_q = 0;
         double sum_x = 0;
         for (int j = 0; j < 32; ++j) { sum_q += ref[b].qs[j]; sum_x += x[b * 32 + j]; }
-        bad += ref[b].s != fp32_to_fp16((float)sum_q * (amax_of(&x[b * 32]) / 127.f));
+        bad += ref[b].s != fp32_to_fp16((float)sum_q * (q8_block_amax(&x[b * 32]) / 127.f));
         bad += std::fabs(fp16_to_fp32(sumx[b].s) - sum_x) > 1e-2 * (1 + std::fabs(sum_x));  // fp16 of sum(x)
     }
     EXPECT(bad == 0);

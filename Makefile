@@ -4,7 +4,10 @@
 #   make run                build, then run every step in order
 #   make test               build, then run all tests (GPU tests are skipped without a GPU)
 #   make clean              remove the build directory
-#   make CUDA_ARCH=sm_90    any of the above for a given architecture (also "75;90")
+#   make CUDA_ARCH=sm_90    any of the above for a given architecture (also sm_90a, "75;90")
+# CUDA_ARCH is passed on every configure, empty when not given: a plain `make` after
+# `make CUDA_ARCH=sm_80` builds for the visible GPU again. The configure step prints the choice.
+# A program that exits 77 (no usable GPU) is reported as skipped, not as a failure.
 BUILD_DIR ?= build
 CUDA_ARCH ?=
 ARGS ?=
@@ -12,9 +15,10 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 
 STEP_SOURCES := $(sort $(wildcard step*_*/step*_*.cu))
 STEP_NAMES := $(basename $(notdir $(STEP_SOURCES)))
-CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release $(if $(CUDA_ARCH),-DCUDA_ARCH="$(CUDA_ARCH)")
+STEP_NUMBERS := $(patsubst step%,%,$(foreach s,$(STEP_NAMES),$(firstword $(subst _, ,$(s)))))
+CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="$(CUDA_ARCH)"
 
-.PHONY: all build configure run test clean
+.PHONY: all build configure run test clean $(addprefix step,$(STEP_NUMBERS))
 
 all: build
 
@@ -24,14 +28,19 @@ configure:
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# make stepN: the program whose source is stepN_*/stepN_*.cu
-step%: build
-	./$(BUILD_DIR)/$(basename $(notdir $(wildcard step$*_*/step$*_*.cu))) $(ARGS)
+# Runs one program; exit 77 (no usable GPU) is a skip.
+run_program = ./$(BUILD_DIR)/$(1) $(ARGS); rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "($(1): skipped, no usable GPU)"; elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
-# Exit code 77 (no usable GPU) is a skip, not a failure: the remaining steps still run.
+# make stepN: the program whose source is stepN_*/stepN_*.cu
+$(addprefix step,$(STEP_NUMBERS)): step%: build
+	@$(call run_program,$(basename $(notdir $(wildcard step$*_*/step$*_*.cu))))
+
+step%:
+	@echo "make: there is no step $*; the steps are: $(addprefix step,$(STEP_NUMBERS))" >&2; exit 2
+
 run: build
-	@for s in $(STEP_NAMES); do echo "### $$s"; ./$(BUILD_DIR)/$$s $(ARGS); rc=$$?; \
-	  if [ $$rc -ne 0 ] && [ $$rc -ne 77 ]; then exit $$rc; fi; done
+	@for s in $(STEP_NAMES); do echo "### $$s"; $(call run_program,$$s); done
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure

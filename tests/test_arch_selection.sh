@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# usage: test_arch_selection.sh SOURCE_DIR CMAKE CUDA_COMPILER
+# The build's architecture choice, without a GPU: a fake nvidia-smi on PATH reports a compute
+# capability (or fails), and the project is configured into a scratch directory, twice or more,
+# to show that the choice is the same on every configure and that a value the user gave stays.
+set -u
+src=$1 cmake=$2 nvcc=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+
+fake_smi() {  # fake_smi "9.0" | fake_smi fail
+  mkdir -p "$work/bin"
+  if [ "$1" = fail ]; then
+    printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$work/bin/nvidia-smi"
+  else
+    printf '#!/bin/sh\necho "%s"\n' "$1" >"$work/bin/nvidia-smi"
+  fi
+  chmod +x "$work/bin/nvidia-smi"
+}
+
+# configure BUILD_DIR EXPECTED [cmake args...]: passes when the configure prints "architectures EXPECTED ("
+configure() {
+  local dir=$1 expected=$2
+  shift 2
+  local out
+  out=$(PATH="$work/bin:$PATH" "$cmake" -S "$src" -B "$work/$dir" -DCMAKE_CUDA_COMPILER="$nvcc" "$@" 2>&1)
+  local got
+  got=$(printf '%s\n' "$out" | sed -n 's/.*architectures \([^ ]*\) (\(.*\))$/\1 (\2)/p')
+  if printf '%s\n' "$got" | grep -q "^$expected ("; then
+    echo "ok: $dir $* -> $got"
+  else
+    echo "FAIL: $dir $* -> '${got:-no architecture line}', expected $expected"
+    printf '%s\n' "$out" | tail -n 5
+    failures=$((failures + 1))
+  fi
+}
+
+fallback=75
+"$nvcc" --version | grep -q "release 1[0-2]\." && fallback=61
+
+fake_smi "9.0"
+configure detect 90                      # the visible GPU ...
+configure detect 90                      # ... and again on the next configure (was: 75)
+configure detect 80 -DCUDA_ARCH=sm_80    # what make CUDA_ARCH=sm_80 passes
+configure detect 90 -DCUDA_ARCH=         # a plain make afterwards: the visible GPU again
+configure detect 90a -DCUDA_ARCH=sm_90a  # the architecture-specific target for wgmma
+configure detect "75;90" "-DCUDA_ARCH=75,sm_90"
+
+configure user 86 -DCMAKE_CUDA_ARCHITECTURES=86   # CMake's own variable, set by the user ...
+configure user 86                                 # ... stays the user's choice
+
+fake_smi fail
+configure nogpu $fallback                # no GPU: the fallback ...
+configure nogpu $fallback                # ... every time
+fake_smi "9.0"
+configure nogpu 90                       # a GPU appears: the fallback was not taken as a choice
+
+if PATH="$work/bin:$PATH" "$cmake" -S "$src" -B "$work/bad" -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDA_ARCH=sm_nine >"$work/bad.log" 2>&1; then
+  echo "FAIL: CUDA_ARCH=sm_nine configured"; failures=$((failures + 1))
+else
+  grep -q "is not an architecture" "$work/bad.log" && echo "ok: CUDA_ARCH=sm_nine refused" ||
+    { echo "FAIL: CUDA_ARCH=sm_nine refused without the expected message"; failures=$((failures + 1)); }
+fi
+
+[ $failures -eq 0 ] && echo "architecture selection: all checks passed" || echo "architecture selection: $failures checks failed"
+exit $((failures != 0))

@@ -9,8 +9,8 @@
 //   block_q8_1  36 B  d | s | qs[32] int8, s = d * sum(q) (ggml's reference) or
 //                      sum(x) (llama.cpp's CUDA kernels). 9 bits per value.
 //
-// The rounding rules below are ggml's reference quantizers (ggml-quants.c), restated from the
-// facts in docs; the golden vectors in common/golden/ were produced by ggml itself and the tests
+// The rounding rules below are ggml's reference quantizers (ggml-quants.c), restated in our own
+// code (step2_quant/README.md explains each one); the golden vectors in common/golden/ were produced by ggml itself and the tests
 // compare every byte. Every function is __host__ __device__: the GPU quantizers call the very
 // same per-value helpers, so CPU and GPU cannot drift apart.
 //

@@ -4,13 +4,14 @@
 // Layout of the work: one 32-value block per group of 8 lanes, 4 consecutive values per lane,
 // loaded as one 16-byte float4. A warp therefore reads 512 contiguous bytes (4 blocks) per load:
 // fully coalesced. Each group handles kBlocksPerGroup blocks, a grid-width apart, and issues all
-// their loads before touching any, so several loads per thread are in flight (one alone reached
-// only ~65-80% of the HBM rate on the H200). The per-block reductions (max |x|, sum of q, sum of
+// their loads before touching any, so several loads per thread are in flight instead of one
+// memory latency per block. The per-block reductions (max |x|, sum of q, sum of
 // x) are xor-shuffles over the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and
 // each value is rounded by the same __host__ __device__ helper the CPU reference uses.
 #pragma once
 
 #include "ggml_quants.h"
+#include "launch.h"
 
 namespace quant_gpu {
 constexpr int kLanesPerBlock = 8;                                  // 8 lanes x 4 values = one 32-block

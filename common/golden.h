@@ -1,8 +1,8 @@
-// golden.h - reads the golden vectors in common/golden/ (made by ggml itself; see its README.md).
+// golden.h - reads the golden vectors in common/golden/ (see its README.md for what made each file).
 //
 // A case is a directory of flat little-endian files: x.f32 (rows x k inputs), q4_0.bin, q8_0.bin,
-// q8_1.bin (ggml's reference quantizers), q8_1_cudaemu.bin (llama.cpp's CUDA quantize_q8_1,
-// s = sum(x)), deq_q4_0.f32, deq_q8_0.f32 and dots.f64 (rows x rows x 8 doubles).
+// q8_1.bin (ggml's reference quantizers, run by ggml itself), q8_1_cudaemu.bin (an *emulation*
+// in IEEE fp32 of llama.cpp's CUDA quantize_q8_1, s = sum(x); not ggml output), deq_q4_0.f32, deq_q8_0.f32 and dots.f64 (rows x rows x 8 doubles).
 // The shape is not stored in the files: rows follows from dots.f64 (rows^2 * 64 bytes) and k
 // from x.f32, so a case directory is self-describing.
 #pragma once
@@ -16,13 +16,20 @@
 #include <string>
 #include <vector>
 
+// Reads a whole regular file; false for a directory, a missing file or a read error.
 inline bool read_file(const std::string& path, std::vector<uint8_t>& out) {
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
     FILE* f = std::fopen(path.c_str(), "rb");
     if (!f) return false;
     std::fseek(f, 0, SEEK_END);
-    long size = std::ftell(f);
+    const long size = std::ftell(f);
     std::fseek(f, 0, SEEK_SET);
-    out.resize(size > 0 ? (size_t)size : 0);
+    if (size < 0) {
+        std::fclose(f);
+        return false;
+    }
+    out.resize((size_t)size);
     size_t got = out.empty() ? 0 : std::fread(out.data(), 1, out.size(), f);
     std::fclose(f);
     return got == out.size();

@@ -5,14 +5,15 @@
 // is the natural scale for "how wrong is this element" (a correct FP32 kernel stays near
 // 1e-7 of it; one missing product of a K=4096 dot is ~2.4e-4 of it).
 //
-// Large problems are verified on a sample of rows (always the first and last, which catch
-// edge-tile bugs, plus rows spread evenly between); the program says so when it samples.
+// Large problems are verified on a sample of rows (reference_row_choice); the program says so
+// when it samples.
 // Steps 3-5 pass dequantized weights, so "the same quantized data" is what gets compared.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -25,16 +26,30 @@ struct ReferenceRows {
 
 // Beyond this many multiply-adds the reference samples rows (a few seconds on 2 cores).
 constexpr int64_t kReferenceBudget = int64_t(1) << 30;
+// Sampled rows cover every residue modulo this many rows: a bug that hits only one row of a
+// tile (row 7 of every 16, say) is then always in the sample. 128 is the tallest tile we use.
+constexpr int64_t kResidueSpan = 128;
 
+// All rows when the budget allows; otherwise the first and the last (edge tiles are where bugs
+// live) and rows spread evenly between, each nudged within its stretch of kResidueSpan rows so
+// that together they take every residue modulo kResidueSpan. Sorted, no repeats.
 inline std::vector<int64_t> reference_row_choice(int64_t M, int64_t N, int64_t K, int64_t budget = kReferenceBudget) {
-    int64_t per_row = std::max<int64_t>(1, N * K);
-    int64_t max_rows = std::max<int64_t>(2, budget / per_row);
+    const int64_t per_row = std::max<int64_t>(1, N * K);
+    const int64_t max_rows = std::max<int64_t>(kResidueSpan + 2, budget / per_row);
     std::vector<int64_t> rows;
     if (M <= max_rows) {
         for (int64_t m = 0; m < M; ++m) rows.push_back(m);
         return rows;
     }
-    for (int64_t i = 0; i < max_rows; ++i) rows.push_back(i * (M - 1) / (max_rows - 1));  // 0 ... M-1
+    rows = {0, M - 1};
+    const int64_t spread = max_rows - 2;
+    for (int64_t i = 0; i < spread; ++i) {
+        const int64_t anchor = (i + 1) * (M - 1) / (spread + 1);
+        int64_t row = anchor - anchor % kResidueSpan + i % kResidueSpan;
+        if (row >= M) row -= kResidueSpan;
+        rows.push_back(row);
+    }
+    std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     return rows;
 }
@@ -80,6 +95,13 @@ inline ReferenceRows reference_gemm(const float* A, const float* W, int64_t M, i
         }
     });
     return r;
+}
+
+// "every row", or "R of M rows (...)", for the line a step prints about its reference.
+inline std::string describe_rows(const ReferenceRows& r, int64_t M) {
+    if (!r.sampled) return "every row";
+    return std::to_string(r.rows.size()) + " of " + std::to_string(M) + " rows (first, last, and spread between so " +
+           "that every row position within a " + std::to_string(kResidueSpan) + "-row tile is checked)";
 }
 
 // The chosen rows of a row-major [M, N] result, packed, to compare against ReferenceRows::c.

@@ -19,6 +19,7 @@
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/golden.h"
 #include "../common/reference_gemm.h"
+#include "canaries.cuh"
 
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
@@ -78,14 +79,16 @@ size_t byte_diffs(const QuantizedTensor& q, const std::vector<uint8_t>& expected
     return check_bytes("", q.bytes.data(), expected.data(), q.bytes.size(), block_bytes(q.format), 0).bad;
 }
 
-// dots.f64 variant 3: sum over k of deq_q4_0[i][k] * deq_q8_0[j][k] in float64, in order.
-// Reproducing it bit for bit checks that we read rows, blocks and files the way ggml wrote them.
-size_t exact_dot_diffs(const GoldenCase& c) {
+// dots.f64 variant 3: sum over k of deq(q4_0)[i][k] * deq(q8_0)[j][k] in float64, in order,
+// from ggml's blocks. We compute it from *our* quantizers' blocks, dequantized by our code:
+// reproducing it bit for bit checks quantizer, dequantizer and our reading of rows and blocks.
+size_t exact_dot_diffs(const GoldenCase& c, const QuantizedTensor& q4, const QuantizedTensor& q8) {
+    const std::vector<float> w = dequantize_cpu(q4), a = dequantize_cpu(q8);
     size_t diffs = 0;
     for (int64_t i = 0; i < c.rows; ++i)
         for (int64_t j = 0; j < c.rows; ++j) {
             double sum = 0;
-            for (int64_t k = 0; k < c.k; ++k) sum += (double)c.deq_q4_0[i * c.k + k] * (double)c.deq_q8_0[j * c.k + k];
+            for (int64_t k = 0; k < c.k; ++k) sum += (double)w[i * c.k + k] * (double)a[j * c.k + k];
             const double expected = c.dots[(i * c.rows + j) * 8 + 3];
             if (!(std::isnan(sum) && std::isnan(expected)) && std::memcmp(&sum, &expected, 8) != 0) ++diffs;
         }
@@ -116,7 +119,7 @@ bool check_golden_cpu(const std::string& root) {
             count_float_diffs(dequantize_cpu({QuantFormat::Q4_0, c.q4_0}), c.deq_q4_0),
             count_float_diffs(dequantize_cpu({QuantFormat::Q8_0, c.q8_0}), c.deq_q8_0) +
                 count_float_diffs(dequantize_cpu({QuantFormat::Q8_1, c.q8_1}), c.deq_q8_0),
-            exact_dot_diffs(c)};
+            exact_dot_diffs(c, q4, q8)};
         bool ok = std::all_of(std::begin(d), std::end(d), [](size_t v) { return v == 0; });
         all_ok = all_ok && ok;
         std::printf("  %-18s %4lldx%-4lld %6s %6s %6s %9s %9s %9s %6s%s\n", c.name.c_str(), (long long)c.rows,
@@ -125,7 +128,7 @@ bool check_golden_cpu(const std::string& root) {
                     ok ? "" : "   FAIL");
     }
     std::printf("  %zu cases: %s\n", dirs.size(),
-                all_ok ? "every byte, value and dot product identical to ggml's (PASS)" : "MISMATCHES (FAIL)");
+                all_ok ? "every byte, value and dot product identical to the golden files (PASS)" : "MISMATCHES (FAIL)");
     return all_ok;
 }
 
@@ -224,44 +227,56 @@ void print_fma_demo(uint64_t seed) {
 // Part 4: the GPU quantizers
 // ---------------------------------------------------------------------------------------------
 
+// A GPU quantizer: n values (a multiple of 32) from x into blocks at y, on stream s.
+using QuantizerLauncher = void (*)(const float* x, void* y, int64_t n, cudaStream_t s);
+
+void launch_q4_0(const float* x, void* y, int64_t n, cudaStream_t s) { quantize_q4_0_gpu(x, static_cast<block_q4_0*>(y), n, s); }
+void launch_q8_0(const float* x, void* y, int64_t n, cudaStream_t s) { quantize_q8_0_gpu(x, static_cast<block_q8_0*>(y), n, s); }
+void launch_q8_1(const float* x, void* y, int64_t n, cudaStream_t s) {
+    quantize_q8_1_gpu(x, static_cast<block_q8_1*>(y), n, Q81Sum::DTimesSumQ, s);
+}
+void launch_q8_1_sumx(const float* x, void* y, int64_t n, cudaStream_t s) {
+    quantize_q8_1_gpu(x, static_cast<block_q8_1*>(y), n, Q81Sum::SumX, s);
+}
+
 struct GpuQuantizer {
     KernelInfo info;
-    QuantFormat format;
+    QuantFormat format;  // what it produces, and which reference it is checked against
     Q81Sum sum_mode;
+    QuantizerLauncher launch;
 };
 
 const std::vector<GpuQuantizer> kQuantizers = {
-    {{"quantize_q4_0", "Q4_0 weights: signed scale max/-8, nibbles j | j+16"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ},
-    {{"quantize_q8_0", "Q8_0: scale amax/127, round half away from zero"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ},
-    {{"quantize_q8_1", "Q8_1, ggml's reference s = d * sum(q)"}, QuantFormat::Q8_1, Q81Sum::DTimesSumQ},
-    {{"quantize_q8_1_sumx", "Q8_1 as llama.cpp's CUDA kernel: q = round(x/d), s = sum(x)"}, QuantFormat::Q8_1, Q81Sum::SumX},
+    {{"quantize_q4_0", "Q4_0 weights: signed scale max/-8, nibbles j | j+16"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ,
+     launch_q4_0},
+    {{"quantize_q8_0", "Q8_0: scale amax/127, round half away from zero"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_q8_0},
+    {{"quantize_q8_1", "Q8_1, ggml's reference s = d * sum(q)"}, QuantFormat::Q8_1, Q81Sum::DTimesSumQ, launch_q8_1},
+    {{"quantize_q8_1_sumx", "Q8_1 as llama.cpp's CUDA kernel: q = round(x/d), s = sum(x)"}, QuantFormat::Q8_1, Q81Sum::SumX,
+     launch_q8_1_sumx},
+    {{"canary_q8_1_skip_last_block", "Q8_1 that never writes the last block", KernelRole::Canary}, QuantFormat::Q8_1,
+     Q81Sum::DTimesSumQ, launch_canary_q8_1_skip_last_block},
+    {{"canary_q8_0_skip_minus_one", "Q8_0 that stores no code equal to -1 (the byte 0xFF)", KernelRole::Canary},
+     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_minus_one},
 };
 
-void launch_quantizer(const GpuQuantizer& q, const float* x, void* y, int64_t n, cudaStream_t s) {
-    switch (q.format) {
-        case QuantFormat::Q4_0: quantize_q4_0_gpu(x, static_cast<block_q4_0*>(y), n, s); break;
-        case QuantFormat::Q8_0: quantize_q8_0_gpu(x, static_cast<block_q8_0*>(y), n, s); break;
-        case QuantFormat::Q8_1: quantize_q8_1_gpu(x, static_cast<block_q8_1*>(y), n, q.sum_mode, s); break;
-    }
-}
-
-std::vector<uint8_t> quantize_on_gpu(const Gpu& gpu, const GpuQuantizer& q, const std::vector<float>& x) {
+// The blocks q makes of x on the GPU, its output poisoned with `pattern` first.
+std::vector<uint8_t> quantize_on_gpu(const Gpu& gpu, const GpuQuantizer& q, const std::vector<float>& x, uint8_t pattern) {
     const int64_t n = (int64_t)x.size();
     DeviceBuffer<float> dx(n);
     DeviceBuffer<uint8_t> dy(n / 32 * block_bytes(q.format));
     dx.upload(x.data());
-    poison(dy.get(), dy.bytes(), gpu.stream);
-    launch_quantizer(q, dx.get(), dy.get(), n, gpu.stream);
+    poison(dy.get(), dy.bytes(), pattern, gpu.stream);
+    q.launch(dx.get(), dy.get(), n, gpu.stream);
     CUDA_CHECK_LAST();
     CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
     return dy.to_host();
 }
 
-// Every golden case through every GPU quantizer, against ggml's bytes.
+// Every golden case through every GPU quantizer, against ggml's bytes, under both poison patterns.
 bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
     bool ok = true;
     for (const auto& q : kQuantizers) {
-        if (!opt.wants(q.info.name)) continue;
+        if (!opt.wants(q.info)) continue;
         size_t diffs = 0, total = 0;
         for (const auto& dir : golden_case_dirs(QGF_GOLDEN_DIR)) {
             GoldenCase c;
@@ -271,13 +286,15 @@ bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
                                                    : q.format == QuantFormat::Q8_0 ? c.q8_0
                                                    : q.sum_mode == Q81Sum::SumX    ? c.q8_1_cudaemu
                                                                                    : c.q8_1;
-            const std::vector<uint8_t> got = quantize_on_gpu(gpu, q, c.x);
-            diffs += check_bytes((q.info.name + "/" + c.name).c_str(), got.data(), expected.data(), got.size(),
-                                 block_bytes(q.format)).bad;
-            total += got.size();
+            for (uint8_t pattern : kPoisonPatterns) {
+                const std::vector<uint8_t> got = quantize_on_gpu(gpu, q, c.x, pattern);
+                diffs += check_bytes((q.info.name + "/" + c.name).c_str(), got.data(), expected.data(), got.size(),
+                                     block_bytes(q.format)).bad;
+                total += got.size();
+            }
         }
-        std::printf("  %-20s %zu of %zu bytes differ from ggml's golden output: %s\n", q.info.name.c_str(), diffs, total,
-                    diffs == 0 ? "PASS" : "FAIL");
+        std::printf("  %-28s %zu of %zu bytes differ from the golden files (both poison patterns): %s\n",
+                    q.info.name.c_str(), diffs, total, diffs == 0 ? "PASS" : "FAIL");
         ok = ok && diffs == 0;
     }
     return ok;
@@ -287,23 +304,24 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
     const int64_t n = rows * k;
     std::printf("\n== GPU quantizers on a [%lld, %lld] tensor of N(0,1) values (%.0f MB of fp32) ==\n", (long long)rows,
                 (long long)k, n * 4 / 1e6);
-    const int copies = cold_l2_copies(gpu, n * sizeof(float));
-    require_device_memory(gpu, (size_t)n * sizeof(float) * copies + (size_t)(n / 32) * sizeof(block_q8_1));
+    const L2Rotation rot = plan_l2_rotation(gpu, n * sizeof(float), !opt.check_only);
+    require_device_memory(gpu, (size_t)n * sizeof(float) * rot.copies + (size_t)(n / 32) * sizeof(block_q8_1));
+    if (!opt.check_only) print_l2_rotation(rot, gpu);
     std::vector<float> x(n);
     fill_normal(x, opt.seed, 31);
-    DeviceBuffer<float> dx(n * copies);
-    for (int i = 0; i < copies; ++i)
+    DeviceBuffer<float> dx(n * rot.copies);
+    for (int i = 0; i < rot.copies; ++i)
         CUDA_CHECK(cudaMemcpy(dx.get() + i * n, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
     DeviceBuffer<uint8_t> dy(n / 32 * sizeof(block_q8_1));  // room for the largest format
 
     std::vector<ResultRow> rows_out;
     for (const auto& q : kQuantizers) {
-        if (!opt.wants(q.info.name)) continue;
+        if (!opt.wants(q.info)) continue;
         const QuantizedTensor expected = quantize_cpu(x.data(), n, q.format, q.sum_mode);
         KernelRun run;
         run.name = q.info.name;
-        run.launch = [&](int i) { launch_quantizer(q, dx.get() + (size_t)(i % copies) * n, dy.get(), n, gpu.stream); };
-        run.poison_output = [&] { poison(dy.get(), dy.bytes(), gpu.stream); };
+        run.launch = [&](int i) { q.launch(dx.get() + (size_t)(i % rot.copies) * n, dy.get(), n, gpu.stream); };
+        run.poison_output = [&](uint8_t pattern) { poison(dy.get(), dy.bytes(), pattern, gpu.stream); };
         run.check = [&] {
             std::vector<uint8_t> got(expected.bytes.size());
             CUDA_CHECK(cudaMemcpy(got.data(), dy.get(), got.size(), cudaMemcpyDeviceToHost));
@@ -311,14 +329,14 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
         };
         run.error_metric = "bytes_diff";
         run.report = KernelRun::Report::BadCount;
-        const Workload work{0.0, n * 4.0 + (double)expected.bytes.size(), 0.0};
+        const Workload work{0.0, n * 4.0 + (double)expected.bytes.size()};
         rows_out.push_back(evaluate_kernel(gpu, opt, run, work));
     }
     print_table(rows_out, "", "");
     std::printf("  (GB/s counts the fp32 read plus the blocks written; %%roof is against the measured HBM read rate)\n");
     append_csv(opt.csv_path, "step2_quant", "quantize " + std::to_string(rows) + "x" + std::to_string(k), 1, rows, k,
-               rows_out, gpu);
-    return std::none_of(rows_out.begin(), rows_out.end(), [](const ResultRow& r) { return r.status == Status::Fail; });
+               rows_out, gpu, l2_state(rot, opt.check_only));
+    return !any_failed(rows_out);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -347,6 +365,7 @@ const std::string& required_path(const Options& opt, const char* flag) {
 
 int run_quantize_file(const Options& opt) {
     const QuantFormat f = parse_format(*opt.extra_value("quantize"));
+    if (opt.has("q8_1-s") && f != QuantFormat::Q8_1) usage_error("--q8_1-s goes with --quantize q8_1 only");
     const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
     std::vector<uint8_t> raw;
     if (!read_file(in, raw)) usage_error("cannot read '%s'", in.c_str());
@@ -399,16 +418,23 @@ int main(int argc, char** argv) {
     const Options opt = parse_options(argc, argv, info);
 
     if (opt.has("quantize") && opt.has("dequantize")) usage_error("give --quantize or --dequantize, not both");
-    if (opt.has("quantize")) return run_quantize_file(opt);
-    if (opt.has("dequantize")) return run_dequantize_file(opt);
+    if (opt.has("quantize")) {
+        reject_flags_except(opt, {"quantize", "in", "out", "q8_1-s"}, "--quantize");
+        return run_quantize_file(opt);
+    }
+    if (opt.has("dequantize")) {
+        reject_flags_except(opt, {"dequantize", "in", "out"}, "--dequantize");
+        return run_dequantize_file(opt);
+    }
     if (opt.has("in") || opt.has("out")) usage_error("--in and --out go with --quantize or --dequantize");
     if (opt.has("q8_1-s")) usage_error("--q8_1-s goes with --quantize q8_1");
     if (opt.has("golden")) {
+        reject_flags_except(opt, {"golden"}, "--golden");
         std::printf("== golden vectors at %s: the CPU reference against ggml ==\n", opt.extra_value("golden")->c_str());
         return check_golden_cpu(*opt.extra_value("golden")) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
     }
 
-    std::printf("== 1. the CPU reference against ggml's own output (common/golden/) ==\n");
+    std::printf("== 1. the CPU reference against the golden files (common/golden/: ggml output, and one emulation) ==\n");
     bool ok = check_golden_cpu(QGF_GOLDEN_DIR);
     std::printf("\n== 2. what quantization costs ==\n");
     print_error_study(opt.seed);
@@ -416,13 +442,13 @@ int main(int argc, char** argv) {
     print_fma_demo(opt.seed);
 
     std::printf("\n== 4. the GPU quantizers ==\n");
-    Gpu gpu = open_gpu();
+    Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
         std::printf("SKIP GPU quantizers: no usable CUDA device (the CPU parts above %s)\n", ok ? "passed" : "FAILED");
         return ok ? EXIT_NO_GPU : EXIT_CHECK_FAILED;
     }
     print_gpu_header(gpu);
-    print_timing_method(opt);
+    print_timing_method(opt.check_only, opt.warmup, opt.iters);
     ok = check_golden_gpu(gpu, opt) && ok;
     const int64_t rows = opt.has_shape ? opt.n : 4096, k = opt.has_shape ? opt.k : 14336;
     ok = run_gpu_tensor_case(gpu, opt, rows, k) && ok;

@@ -1,6 +1,7 @@
-// Host-only unit tests of common/: the checker, the reference GEMM, the data generator and the
-// option parser's accepting paths (its rejecting paths exit 2 and are tested through
-// tests/expect_exit.sh). Needs no GPU. Ends with "N passed, M failed".
+// Host-only unit tests of common/: the checkers, the reference GEMM and its row sampling, the
+// data generator, the option parser's accepting paths (its rejecting paths exit 2 and are tested
+// through tests/cli_table.sh), the cold-L2 plan, grid limits, peaks and the architecture gate.
+// Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
 #include "reference_gemm.h"
 #include "unit_test.h"
@@ -34,6 +35,21 @@ static void test_check_close() {
     EXPECT(std::fabs(r.nmse - 1.0 / 39.0) < 1e-12);
 }
 
+// check_bytes must see a difference anywhere, down to one nibble of the last byte.
+static void test_check_bytes() {
+    std::vector<uint8_t> a(72), b(72);
+    for (size_t i = 0; i < a.size(); ++i) a[i] = b[i] = (uint8_t)(i * 37 + 11);
+    EXPECT(check_bytes("unit", a.data(), b.data(), a.size(), 18, 0).pass);
+    b.back() ^= 0x01;  // last byte, low bit
+    CheckResult r = check_bytes("unit", a.data(), b.data(), a.size(), 18, 0);
+    EXPECT(!r.pass && r.bad == 1);
+    b.back() = a.back();
+    b[40] = (uint8_t)(a[40] ^ 0x80);  // high nibble only
+    r = check_bytes("unit", a.data(), b.data(), a.size(), 18, 0);
+    EXPECT(!r.pass && r.bad == 1);
+    EXPECT(check_bytes("unit", a.data(), b.data(), 40, 18, 0).pass);  // only the first n bytes count
+}
+
 static void test_reference_gemm() {
     const int64_t M = 5, N = 7, K = 13;
     std::vector<float> A(M * K), W(N * K);
@@ -53,10 +69,16 @@ static void test_reference_gemm() {
             EXPECT(std::fabs(abs_sum - ref.abs_sum[m * N + n]) <= 1e-12 * abs_sum);
         }
     EXPECT(worst <= 1e-12);
-    // Sampled rows: the first and last are always there, in order, without repeats.
-    std::vector<int64_t> rows = reference_row_choice(512, 4096, 4096);
-    EXPECT(rows.size() == 64 && rows.front() == 0 && rows.back() == 511);
-    EXPECT(std::is_sorted(rows.begin(), rows.end()) && std::adjacent_find(rows.begin(), rows.end()) == rows.end());
+    // Sampled rows: the first and last are always there, in order, without repeats, and every
+    // row position within a tile (each residue modulo kResidueSpan) is among them.
+    for (int64_t m : {512, 700, 100000}) {
+        const std::vector<int64_t> rows = reference_row_choice(m, 4096, 4096);
+        EXPECT((int64_t)rows.size() < m && rows.front() == 0 && rows.back() == m - 1);
+        EXPECT(std::is_sorted(rows.begin(), rows.end()) && std::adjacent_find(rows.begin(), rows.end()) == rows.end());
+        std::vector<bool> residue(kResidueSpan, false);
+        for (int64_t r : rows) residue[r % kResidueSpan] = true;
+        EXPECT(std::all_of(residue.begin(), residue.end(), [](bool b) { return b; }));
+    }
     ReferenceRows part = reference_gemm(A.data(), W.data(), M, N, K, {1, 4});
     EXPECT(part.sampled && part.c[0 * N + 3] == ref.c[1 * N + 3] && part.c[1 * N + 6] == ref.c[4 * N + 6]);
     std::vector<float> full(M * N);
@@ -78,9 +100,11 @@ static void test_data() {
     for (float v : a) var += (v - mean) * (v - mean);
     var /= a.size();
     EXPECT(std::fabs(mean) < 0.1 && std::fabs(var - 1.0) < 0.15);
+    // U(lo, hi) fills the whole range and nothing outside it.
     std::vector<float> u(1000);
-    fill_uniform(u, 3, 1, -2.f, 2.f);
-    EXPECT(*std::min_element(u.begin(), u.end()) >= -2.f && *std::max_element(u.begin(), u.end()) <= 2.f);
+    fill_uniform(u, 3, 1, -2.f, 6.f);
+    const float lo = *std::min_element(u.begin(), u.end()), hi = *std::max_element(u.begin(), u.end());
+    EXPECT(lo >= -2.f && lo < -1.9f && hi <= 6.f && hi > 5.9f);
 }
 
 static Options parse(std::vector<const char*> args, const ProgramInfo& info) {
@@ -89,18 +113,68 @@ static Options parse(std::vector<const char*> args, const ProgramInfo& info) {
 }
 
 static void test_parse_options() {
-    ProgramInfo info{"prog", "unit test", "prog", 32, {{"naive", ""}, {"fast", ""}}, {{"in", true, "input file"}}};
+    const KernelInfo naive{"naive", ""}, fast{"fast", ""}, canary{"canary", "", KernelRole::Canary};
+    ProgramInfo info{"prog", "unit test", "prog", 32, {naive, fast, canary}, {{"in", true, "input file"}}};
     Options o = parse({}, info);
-    EXPECT(!o.has_shape && o.iters == 20 && o.kernels.empty() && o.wants("fast"));
-    o = parse({"--m=3", "--n", "5", "--k", "64", "--kernel", "fast", "--iters", "7", "--check-only", "--in", "x.f32"}, info);
-    EXPECT(o.has_shape && o.m == 3 && o.n == 5 && o.k == 64 && o.iters == 7 && o.check_only);
-    EXPECT(o.wants("fast") && !o.wants("naive"));
+    EXPECT(!o.has_shape && o.iters == 20 && o.kernels.empty() && o.wants(fast) && !o.wants(canary));
+    o = parse({"--m=3", "--n", "5", "--k", "64", "--kernel", "fast,canary", "--seed", "9", "--check-only", "--in", "x.f32"}, info);
+    EXPECT(o.has_shape && o.m == 3 && o.n == 5 && o.k == 64 && o.seed == 9 && o.check_only);
+    EXPECT(o.wants(fast) && o.wants(canary) && !o.wants(naive));
+    EXPECT(o.was_given("seed") && o.was_given("in") && !o.was_given("iters"));
     EXPECT(o.extra_value("in") && *o.extra_value("in") == "x.f32" && !o.has("out"));
     EXPECT(split_commas("a,b").size() == 2 && split_commas("a").size() == 1);
 }
 
+// A GPU with the H200's L2, for the host-side helpers that read only its fields.
+static Gpu fake_gpu(int cc, int code_sm, bool code_specific) {
+    Gpu g;
+    g.cc = cc;
+    g.code_sm = code_sm;
+    g.code_arch_specific = code_specific;
+    g.sms = 132;
+    g.clock_ghz = 1.98;
+    g.l2_bytes = 60 * 1000 * 1000;
+    return g;
+}
+
+static void test_l2_rotation() {
+    const Gpu g = fake_gpu(90, 90, false);
+    L2Rotation r = plan_l2_rotation(g, 72 * 1000 * 1000, true);  // step 1 at M = 512
+    EXPECT(r.copies == 3 && r.cold);
+    r = plan_l2_rotation(g, 500 * 1000 * 1000, true);  // bigger than L2: still two copies
+    EXPECT(r.copies == 2 && r.cold);
+    r = plan_l2_rotation(g, 1000, true);  // tiny: the copy cap cannot reach 3x L2
+    EXPECT(r.copies == kMaxL2Copies && !r.cold);
+    r = plan_l2_rotation(g, 72 * 1000 * 1000, false);  // --check-only
+    EXPECT(r.copies == 1);
+}
+
+static void test_launch_limits() {
+    EXPECT(grid_limit_reason('y', 65535).empty() && !grid_limit_reason('y', 65536).empty());
+    EXPECT(grid_limit_reason('x', 1 << 30).empty());
+    EXPECT(first_reason({"", "b", "c"}) == "b" && first_reason({"", ""}).empty());
+}
+
+static void test_peaks_and_arch_gate() {
+    EXPECT(ops_per_clock_per_sm(90, Pipe::Fp32) == 256 && ops_per_clock_per_sm(80, Pipe::Fp32) == 128);
+    EXPECT(ops_per_clock_per_sm(90, Pipe::Int8Tensor) == 2 * ops_per_clock_per_sm(90, Pipe::Fp16Tensor));
+    EXPECT(ops_per_clock_per_sm(70, Pipe::Int8Tensor) == 0 && ops_per_clock_per_sm(60, Pipe::Dp4a) == 0);
+    const Gpu h200 = fake_gpu(90, 90, false);
+    EXPECT(std::fabs(h200.peak_tera(Pipe::Fp32) - 66.9) < 0.1);  // 132 x 256 x 1.98 GHz
+    EXPECT(arch_shortfall(h200, {}).empty() && arch_shortfall(h200, {80, false}).empty());
+    EXPECT(!arch_shortfall(h200, {100, false}).empty());               // the GPU is too old
+    EXPECT(!arch_shortfall(h200, {90, true}).empty());                 // sm_90 code, sm_90a needed
+    EXPECT(arch_shortfall(fake_gpu(90, 90, true), {90, true}).empty());
+    EXPECT(!arch_shortfall(fake_gpu(90, 75, false), {80, false}).empty());  // sm_75 PTX on an H200
+    EXPECT(!arch_shortfall(fake_gpu(100, 100, true), {90, true}).empty());  // sm_90a runs on sm_90 only
+}
+
 int main() {
     test_check_close();
+    test_check_bytes();
+    test_l2_rotation();
+    test_launch_limits();
+    test_peaks_and_arch_gate();
     test_reference_gemm();
     test_data();
     test_parse_options();

@@ -1,5 +1,6 @@
 // Host-only unit tests of common/ggml_quants.h: the fp16 conversions against CUDA's own
-// round-to-nearest-even conversion, round-trip error bounds, and Q8_1's s. Needs no GPU.
+// round-to-nearest-even conversion, round-trip error bounds, Q8_1's s, and the two Q8 rules
+// that have look-alikes (a division for the scale; llama.cpp-CUDA's division for q). Needs no GPU.
 // (The byte-for-byte comparison with ggml lives in the step2_golden_cpu test.)
 #include <cuda_fp16.h>
 
@@ -108,9 +109,74 @@ static void test_q8_1_sum() {
     EXPECT(butterfly_sum32(ones) == 32.f);
 }
 
+// The rules, written out here independently of ggml_quants.h, with the look-alike each one is
+// easily confused with. A block "discriminates" when rule and look-alike give different bytes.
+static void spec_q8_block(const float* x, bool divide, bool reciprocal_scale, int8_t q[32], float* d_out) {
+    float amax = 0.f;
+    for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
+    const float d = reciprocal_scale ? amax * (1.0f / 127.0f) : amax / 127.0f;
+    const float id = d != 0.f ? 1.0f / d : 0.f;
+    for (int j = 0; j < 32; ++j) q[j] = (int8_t)(divide ? (d != 0.f ? std::roundf(x[j] / d) : 0.f) : std::roundf(x[j] * id));
+    *d_out = d;
+}
+
+// Q8 scale: d = amax / 127 (a division), not amax * (1/127). The fp32 scales differ for about 4%
+// of blocks: the scale helper must follow the rule on every one of them. The *bytes* differ far
+// more rarely (a few blocks per million, where a code sits on a rounding boundary): search for
+// such blocks and require our quantizer to produce the rule's bytes there.
+static void test_q8_scale_is_a_division() {
+    size_t scales_tried = 0, scales_wrong = 0, discriminating = 0, wrong = 0;
+    for (uint64_t stream = 0; stream < 64 && discriminating < 3; ++stream) {
+        std::vector<float> x(32 * 250000);
+        fill_normal(x, 17, 200 + stream);
+        for (size_t b = 0; b < x.size() / 32; ++b) {
+            const float amax = q8_block_amax(&x[b * 32]);
+            if (amax / 127.0f == amax * (1.0f / 127.0f)) continue;
+            ++scales_tried;
+            scales_wrong += f32_bits(q8_scale(amax)) != f32_bits(amax / 127.0f);
+            int8_t q_rule[32], q_alike[32];
+            float d_rule, d_alike;
+            spec_q8_block(&x[b * 32], false, false, q_rule, &d_rule);
+            spec_q8_block(&x[b * 32], false, true, q_alike, &d_alike);
+            if (fp32_to_fp16(d_rule) == fp32_to_fp16(d_alike) && std::memcmp(q_rule, q_alike, 32) == 0) continue;
+            ++discriminating;
+            block_q8_0 ours;
+            quantize_row_q8_0_ref(&x[b * 32], &ours, 32);
+            wrong += ours.d != fp32_to_fp16(d_rule) || std::memcmp(ours.qs, q_rule, 32) != 0;
+        }
+    }
+    EXPECT(scales_tried > 1000 && scales_wrong == 0);
+    EXPECT(discriminating >= 3 && wrong == 0);
+}
+
+// llama.cpp's CUDA quantizer (our Q81Sum::SumX) divides: q = round(x / d), not round(x * (1/d)).
+// About one random block in 20000 tells them apart; search until enough are found.
+static void test_sum_x_quantizer_divides() {
+    size_t discriminating = 0, wrong = 0;
+    for (uint64_t stream = 0; stream < 64 && discriminating < 8; ++stream) {
+        std::vector<float> x(32 * 50000);
+        fill_normal(x, 23, 100 + stream);
+        for (size_t b = 0; b < x.size() / 32; ++b) {
+            int8_t q_rule[32], q_alike[32];
+            float d;
+            spec_q8_block(&x[b * 32], true, false, q_rule, &d);
+            spec_q8_block(&x[b * 32], false, false, q_alike, &d);
+            if (std::memcmp(q_rule, q_alike, 32) == 0) continue;
+            ++discriminating;
+            block_q8_1 ours;
+            quantize_row_q8_1_ref(&x[b * 32], &ours, 32, Q81Sum::SumX);
+            wrong += std::memcmp(ours.qs, q_rule, 32) != 0;
+        }
+    }
+    EXPECT(discriminating >= 8);
+    EXPECT(wrong == 0);
+}
+
 int main() {
     test_fp16_conversion();
     test_round_trip_bounds();
     test_q8_1_sum();
+    test_q8_scale_is_a_division();
+    test_sum_x_quantizer_divides();
     return unit_test_summary();
 }

@@ -7,6 +7,8 @@
 // reused from fast memory on purpose; every product costs two global loads.
 #pragma once
 
+#include "../../common/launch.h"
+
 constexpr int kNaiveBlock = 32;  // 32 x 32 threads per block
 
 __global__ void gemm_naive(const float* A, const float* W, float* C, int M, int N, int K) {

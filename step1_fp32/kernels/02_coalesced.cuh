@@ -3,19 +3,17 @@
 // Idea: in llama.cpp's convention both A and W are stored K-contiguous ("row of length K"), so the
 // only way a warp's 32 loads can hit 32 neighbouring floats is to spread the warp along K: lane l
 // reads A[m][k+l] and W[n][k+l] (two 128-byte lines per warp load), then the warp adds its 32
-// partial sums with shuffles.
+// partial sums with shuffles (warp_reduce_sum,
+// common/warp_reduce.cuh).
 // Improves: every cache line fetched is fully used, and the C store is one per warp.
 // Limit: still no reuse. Each output reads 2K floats, so an M x N result streams 2*M*N*K floats
 // through L1/L2: for GEMM that is far more than the matrices themselves. Tiling (03) fixes that.
 #pragma once
 
-constexpr int kCoalescedWarps = 8;  // warps (= outputs) per block
+#include "../../common/launch.h"
+#include "../../common/warp_reduce.cuh"
 
-__device__ __forceinline__ float warp_reduce_sum(float v) {
-#pragma unroll
-    for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
-    return v;
-}
+constexpr int kCoalescedWarps = 8;  // warps (= outputs) per block
 
 __global__ void gemm_coalesced(const float* A, const float* W, float* C, int M, int N, int K) {
     const int lane = threadIdx.x % 32;

@@ -10,6 +10,8 @@
 // becomes the bottleneck. Register blocking (04, 05) raises the FMAs per load.
 #pragma once
 
+#include "../../common/launch.h"
+
 constexpr int kTile = 32;
 static_assert(kTile == 32, "03 maps one warp onto one tile row: the tile must be 32 wide");
 

@@ -9,6 +9,9 @@
 // in both directions (05) reuses both operands.
 #pragma once
 
+#include "../../common/launch.h"
+#include "tile_helpers.cuh"
+
 namespace blocktile_1d {
 constexpr int BM = 64, BN = 64, BK = 8, TM = 8;
 constexpr int kThreads = BM * BN / TM;  // 512

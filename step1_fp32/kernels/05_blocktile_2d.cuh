@@ -9,6 +9,9 @@
 // with a stride of 8 floats, so the shared-memory reads conflict 4 ways. 06 vectorizes both.
 #pragma once
 
+#include "../../common/launch.h"
+#include "tile_helpers.cuh"
+
 namespace blocktile_2d {
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int kThreads = (BM / TM) * (BN / TN);  // 256

@@ -9,6 +9,9 @@
 // loads before every tile: warp tiling (07) and double buffering (08) address these.
 #pragma once
 
+#include "../../common/launch.h"
+#include "tile_helpers.cuh"
+
 namespace vectorized {
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int kThreads = (BM / TM) * (BN / TN);  // 256

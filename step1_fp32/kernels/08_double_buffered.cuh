@@ -4,13 +4,16 @@
 // issued into registers; the warps compute on tile k from the other buffer while those loads are
 // in flight; then the registers are stored into the free buffer. One __syncthreads per step
 // instead of two, and the load latency hides behind 64 x BK FMAs per thread. With the loads off
-// the critical path, a deeper BK = 16 (07 uses 8) halves the barriers: that alone measured +10%
-// on the H200.
+// the critical path, a deeper BK = 16 (07 uses 8) halves the barriers (exercise 2 of the README
+// times BK = 8 against 16).
 // Improves: the FMA pipes no longer idle at every tile boundary.
 // Limit: at M = 512 the grid is 128 tiles for 132 SMs, one block of 8 warps each, and every FMA
 // still needs a share of a shared-memory load: about two-thirds of the FP32 peak. And FP32 on the
 // CUDA cores tops out near 67 TFLOPS, against ~990 for FP16 on the tensor cores: steps 3-4 go there.
 #pragma once
+
+#include "../../common/launch.h"
+#include "07_warptiling.cuh"  // the warp tile (WarpTileConfig, warp_tile_mma) this kernel double-buffers
 
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads) gemm_double_buffered(const float* A, const float* W, float* C,

@@ -10,6 +10,9 @@
 // too few to cover HBM latency. 10 gives every row its own warp, and more than one when N is small.
 #pragma once
 
+#include "../../common/launch.h"
+#include "../../common/warp_reduce.cuh"
+
 namespace gemv_rows {
 constexpr int kRows = 2, kUnroll = 4, kWarps = 8;  // rows per warp, float4 per row in flight, warps per block
 }

@@ -11,6 +11,9 @@
 // faster is to read fewer bytes. Step 2 stores weights in 4.5 bits: that is quantization.
 #pragma once
 
+#include "../../common/launch.h"
+#include "../../common/warp_reduce.cuh"
+
 namespace gemv_split {
 constexpr int kWarps = 8;           // warps per block: kWarps / SPLIT rows per block
 constexpr int kUnroll = 4;          // float4 loads in flight per lane

@@ -1,0 +1,213 @@
+// cli.h - the command line every step program shares (README.md, "What the programs share").
+//
+// parse_options() turns argv into Options or stops with exit 2 and one line on stderr: unknown
+// or repeated flags, values that are not numbers or out of range, a shape given in part, a --csv
+// file that cannot be written, a flag that does nothing in this mode. Everything is checked
+// before any work starts.
+#pragma once
+
+#include "errors.cuh"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+// A flag that one step adds to the common ones (step 2's --quantize FORMAT, say).
+struct ExtraFlag {
+    std::string name;  // without the leading "--"
+    bool takes_value;  // "--name VALUE" or "--name=VALUE"; otherwise a switch
+    std::string help;
+};
+
+// Lesson kernels run by default. A canary is a deliberately broken kernel that a test runs by
+// name to prove that the checker rejects it; it never runs unless asked for.
+enum class KernelRole { Lesson, Canary };
+
+struct KernelInfo {
+    std::string name;
+    std::string description;
+    KernelRole role = KernelRole::Lesson;
+};
+
+struct Options {
+    bool has_shape = false;
+    int64_t m = 0, n = 0, k = 0;
+    std::vector<std::string> kernels;  // empty: every lesson kernel
+    int iters = 20;
+    int warmup = 5;
+    uint64_t seed = 1234;
+    bool check_only = false;
+    std::string csv_path;
+    std::vector<std::pair<std::string, std::string>> extra;  // step-specific flags that were given
+    std::vector<std::string> given;                          // every flag on the command line
+
+    bool wants(const KernelInfo& kernel) const {
+        if (kernels.empty()) return kernel.role == KernelRole::Lesson;
+        return std::find(kernels.begin(), kernels.end(), kernel.name) != kernels.end();
+    }
+    bool has(const std::string& flag) const { return extra_value(flag) != nullptr; }
+    const std::string* extra_value(const std::string& flag) const {
+        for (const auto& kv : extra)
+            if (kv.first == flag) return &kv.second;
+        return nullptr;
+    }
+    bool was_given(const std::string& flag) const {
+        return std::find(given.begin(), given.end(), flag) != given.end();
+    }
+};
+
+// A mode that uses only some flags (step 2's file tool): any other flag given is an error.
+inline void reject_flags_except(const Options& o, const std::vector<std::string>& allowed, const char* mode) {
+    for (const auto& flag : o.given)
+        if (std::find(allowed.begin(), allowed.end(), flag) == allowed.end())
+            usage_error("--%s does nothing with %s; leave it out", flag.c_str(), mode);
+}
+
+// Strict integer parsing: the whole string must be a number within [lo, hi].
+inline int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
+    if (text.empty()) usage_error("--%s needs a value", flag.c_str());
+    char* end = nullptr;
+    errno = 0;
+    const long long v = std::strtoll(text.c_str(), &end, 10);
+    if (end == text.c_str() || *end != '\0')
+        usage_error("--%s expects an integer, got '%s'", flag.c_str(), text.c_str());
+    if (errno == ERANGE || v < lo || v > hi)
+        usage_error("--%s is out of range: it must be between %lld and %lld, got '%s'", flag.c_str(), (long long)lo,
+                    (long long)hi, text.c_str());
+    return v;
+}
+
+struct ProgramInfo {
+    const char* name;     // "step1_fp32"
+    const char* summary;  // one line
+    const char* example;  // an example command line
+    int64_t k_multiple;   // K must be a multiple of this (1 for FP32, 32 for ggml blocks)
+    std::vector<KernelInfo> kernels;
+    std::vector<ExtraFlag> extra_flags;
+    bool uses_m = true;   // false: the step's problem is a [N, K] tensor, given by --n --k alone
+};
+
+inline void print_help(const ProgramInfo& info) {
+    std::printf("%s: %s\n\n", info.name, info.summary);
+    std::printf("usage: %s [options]\n\n", info.name);
+    if (info.uses_m)
+        std::printf("  --m M --n N --k K   problem C[M,N] = A[M,K] * W[N,K]^T (all three; default: the lesson cases)\n");
+    else
+        std::printf("  --n N --k K         a tensor of N rows of K values (both; default: the lesson case)\n");
+    std::printf("  --kernel A[,B...]   run only these kernels (--list shows them)\n");
+    std::printf("  --list              list the kernels, one line each\n");
+    std::printf("  --iters N           timed repetitions, median and minimum reported (default 20)\n");
+    std::printf("  --warmup N          untimed warm-up launches (default 5)\n");
+    std::printf("  --seed S            data seed: same seed, same data, on any machine (default 1234)\n");
+    std::printf("  --check-only        correctness only, no timing\n");
+    std::printf("  --csv FILE          append one row per (case, kernel)\n");
+    for (const auto& f : info.extra_flags)
+        std::printf("  --%-17s %s\n", (f.name + (f.takes_value ? " X" : "")).c_str(), f.help.c_str());
+    std::printf("  --help              this text\n\n");
+    std::printf("exit codes: 0 all checks passed, 1 a check failed, 2 bad input, 3 a CUDA error, 77 no usable GPU\n");
+    std::printf("example: %s\n", info.example);
+}
+
+inline std::vector<std::string> split_commas(const std::string& s) {
+    std::vector<std::string> out;
+    size_t start = 0;
+    while (start <= s.size()) {
+        size_t comma = s.find(',', start);
+        if (comma == std::string::npos) comma = s.size();
+        out.push_back(s.substr(start, comma - start));
+        start = comma + 1;
+    }
+    return out;
+}
+
+// Largest size we accept in any one dimension; products are checked separately.
+constexpr int64_t kMaxDim = int64_t(1) << 24;
+
+// A --csv file must be writable before any kernel runs (opening for append creates it empty).
+inline void require_writable(const std::string& path) {
+    FILE* f = std::fopen(path.c_str(), "a");
+    if (!f) usage_error("cannot write the --csv file '%s'", path.c_str());
+    std::fclose(f);
+}
+
+// Parses argv into Options. Exits 0 after --help / --list, 2 on any bad input.
+inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
+    Options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0 || arg.size() == 2) usage_error("unexpected argument '%s'", arg.c_str());
+        std::string flag = arg.substr(2), value;
+        bool has_inline_value = false;
+        const size_t eq = flag.find('=');
+        if (eq != std::string::npos) {
+            value = flag.substr(eq + 1);
+            flag = flag.substr(0, eq);
+            has_inline_value = true;
+        }
+        if (o.was_given(flag)) usage_error("--%s is given twice; give it once", flag.c_str());
+        o.given.push_back(flag);
+        auto take_value = [&]() -> std::string {
+            if (has_inline_value) return value;
+            if (i + 1 >= argc) usage_error("--%s needs a value", flag.c_str());
+            return argv[++i];
+        };
+        auto no_value = [&]() {
+            if (has_inline_value) usage_error("--%s takes no value", flag.c_str());
+        };
+        if (flag == "help") { no_value(); print_help(info); std::exit(EXIT_ALL_PASSED); }
+        else if (flag == "list") {
+            no_value();
+            for (const auto& kern : info.kernels)
+                std::printf("%-24s %s%s\n", kern.name.c_str(), kern.description.c_str(),
+                            kern.role == KernelRole::Canary ? " [canary: deliberately wrong; a test expects FAIL]" : "");
+            std::exit(EXIT_ALL_PASSED);
+        }
+        else if (flag == "m") o.m = parse_int_flag(flag, take_value(), 1, kMaxDim);
+        else if (flag == "n") o.n = parse_int_flag(flag, take_value(), 1, kMaxDim);
+        else if (flag == "k") o.k = parse_int_flag(flag, take_value(), 1, kMaxDim);
+        else if (flag == "iters") o.iters = (int)parse_int_flag(flag, take_value(), 1, 100000);
+        else if (flag == "warmup") o.warmup = (int)parse_int_flag(flag, take_value(), 0, 100000);
+        else if (flag == "seed") o.seed = (uint64_t)parse_int_flag(flag, take_value(), 0, INT64_MAX);
+        else if (flag == "check-only") { no_value(); o.check_only = true; }
+        else if (flag == "csv") { o.csv_path = take_value(); if (o.csv_path.empty()) usage_error("--csv needs a file name"); }
+        else if (flag == "kernel") {
+            for (const auto& name : split_commas(take_value())) {
+                const bool known = std::any_of(info.kernels.begin(), info.kernels.end(),
+                                               [&](const KernelInfo& kern) { return kern.name == name; });
+                if (!known) usage_error("unknown kernel '%s'; --list shows the names", name.c_str());
+                if (std::find(o.kernels.begin(), o.kernels.end(), name) != o.kernels.end())
+                    usage_error("kernel '%s' is named twice in --kernel", name.c_str());
+                o.kernels.push_back(name);
+            }
+        } else {
+            auto extra = std::find_if(info.extra_flags.begin(), info.extra_flags.end(),
+                                      [&](const ExtraFlag& f) { return f.name == flag; });
+            if (extra == info.extra_flags.end()) usage_error("unknown option '%s'", arg.c_str());
+            if (extra->takes_value) o.extra.emplace_back(flag, take_value());
+            else { no_value(); o.extra.emplace_back(flag, ""); }
+        }
+    }
+    const bool seen_m = o.was_given("m"), seen_n = o.was_given("n"), seen_k = o.was_given("k");
+    if (seen_m && !info.uses_m) usage_error("%s takes no --m: its problem is one [N, K] tensor (--n, --k)", info.name);
+    if (!info.uses_m) o.m = 1;
+    if (seen_m || seen_n || seen_k) {
+        if (info.uses_m && !(seen_m && seen_n && seen_k)) usage_error("give --m, --n and --k together");
+        if (!info.uses_m && !(seen_n && seen_k)) usage_error("give --n and --k together");
+        o.has_shape = true;
+        if (o.k % info.k_multiple != 0)
+            usage_error("K must be a multiple of %lld (the block size), got %lld", (long long)info.k_multiple,
+                        (long long)o.k);
+        // The teaching kernels index with 32-bit ints: every matrix must have < 2^31 elements.
+        const int64_t limit = int64_t(1) << 31;
+        if (o.m * o.k >= limit || o.n * o.k >= limit || o.m * o.n >= limit)
+            usage_error("M*K, N*K and M*N must each be below 2^31 elements (32-bit indexing)");
+    }
+    if (o.check_only && (o.was_given("iters") || o.was_given("warmup")))
+        usage_error("--iters and --warmup set up timing, which --check-only turns off; give one or the other");
+    if (!o.csv_path.empty()) require_writable(o.csv_path);
+    return o;
+}

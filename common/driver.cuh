@@ -1,0 +1,95 @@
+// driver.cuh - one kernel on one case: gate, poison, run, check, time; one table row.
+//
+// The order matters. A kernel the GPU or the build cannot run, or that cannot run this shape,
+// becomes a SKIP row with the reason and never launches. Otherwise its output is poisoned, it
+// runs once, and the result is checked against the reference, outside any timed region, under
+// each poison pattern in turn (buffers.cuh). Then, unless --check-only, it is timed.
+//
+// Two optional hooks serve the quantized steps:
+//   prepass  timed with the kernel, before it: the activation quantization of a W4A8 GEMM,
+//            because llama.cpp's figures time the whole operation;
+//   setup    untimed, before each launch: zeroing an accumulator that a split-K kernel adds
+//            into. Its cost is measured on its own and subtracted (the row says so).
+#pragma once
+
+#include "buffers.cuh"
+#include "check.h"
+#include "cli.h"
+#include "gpu.cuh"
+#include "report.h"
+#include "timing.cuh"
+
+#include <functional>
+#include <string>
+
+struct KernelRun {
+    std::string name;
+    ArchNeed arch;                           // hardware and compiled code it needs
+    std::string unsupported;                 // non-empty: why this shape cannot run (a SKIP row)
+    Pipe pipe = Pipe::Fp32;                  // the peak its arithmetic is measured against
+    std::function<void(int)> prepass;        // optional, timed: enqueue the pre-pass of run i
+    std::string prepass_name;                // what it does, for the row's note
+    std::function<void(int)> setup;          // optional, untimed: enqueue the setup of run i
+    std::function<void(int)> launch;         // enqueue run i on gpu.stream
+    std::function<void(uint8_t)> poison_output;  // fill the output with this byte
+    std::function<CheckResult()> check;      // download the output, compare, return the verdict
+    std::string error_metric;                // the name shown in the table
+    enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
+};
+
+inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const KernelRun& k, const Workload& w) {
+    ResultRow row;
+    row.kernel = k.name;
+    row.pipe = k.pipe;
+    const std::string arch_reason = arch_shortfall(gpu, k.arch);
+    if (!arch_reason.empty()) {
+        std::printf("SKIP %s: %s\n", k.name.c_str(), arch_reason.c_str());
+        row.note = arch_reason;
+        return row;
+    }
+    if (!k.unsupported.empty()) {
+        row.note = k.unsupported;
+        return row;
+    }
+    auto enqueue = [&](int i) {
+        if (k.prepass) k.prepass(i);
+        k.launch(i);
+    };
+
+    CheckResult verdict;
+    for (uint8_t pattern : kPoisonPatterns) {
+        k.poison_output(pattern);
+        if (k.setup) k.setup(0);
+        enqueue(0);
+        CUDA_CHECK_LAST();
+        CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
+        const CheckResult c = k.check();
+        if (pattern == kPoisonPatterns[0]) verdict = c;
+        if (!c.pass) {
+            if (pattern != kPoisonPatterns[0]) std::printf("    %s: wrong only with the output poisoned to 0x%02x\n", k.name.c_str(), pattern);
+            verdict.pass = false;
+            break;
+        }
+    }
+    row.status = verdict.pass ? Status::Pass : Status::Fail;
+    row.error_metric = k.error_metric;
+    row.error_value = k.report == KernelRun::Report::MaxScaled ? verdict.max_scaled_err
+                      : k.report == KernelRun::Report::Nmse    ? verdict.nmse
+                                                               : (double)verdict.bad;
+    row.error_is_count = k.report == KernelRun::Report::BadCount;
+    if (k.prepass) row.note = "incl. " + k.prepass_name;
+    if (opt.check_only) return row;
+
+    if (!k.setup) {
+        fill_speed(row, w, gpu, time_launches(gpu, enqueue, opt.warmup, opt.iters));
+        return row;
+    }
+    const TimingStats with_setup = time_launches(gpu, [&](int i) { k.setup(i); enqueue(i); }, opt.warmup, opt.iters);
+    const TimingStats setup_only = time_launches(gpu, k.setup, opt.warmup, opt.iters);
+    TimingStats t;
+    t.median_ms = with_setup.median_ms - setup_only.median_ms;
+    t.min_ms = with_setup.min_ms - setup_only.min_ms;
+    fill_speed(row, w, gpu, t);
+    row.note += std::string(row.note.empty() ? "" : "; ") + "setup untimed: time with it minus time of it alone";
+    return row;
+}

@@ -95,17 +95,24 @@ size_t exact_dot_diffs(const GoldenCase& c, const QuantizedTensor& q4, const Qua
     return diffs;
 }
 
-// Returns true when every case matches ggml exactly.
-bool check_golden_cpu(const std::string& root) {
-    std::vector<std::string> dirs = golden_case_dirs(root);
+// Every golden case under root, loaded; a missing or malformed case is an input error (exit 2).
+std::vector<GoldenCase> load_golden_cases(const std::string& root) {
+    const std::vector<std::string> dirs = golden_case_dirs(root);
     if (dirs.empty()) usage_error("no golden case (a directory with x.f32) found at '%s'", root.c_str());
+    std::vector<GoldenCase> cases(dirs.size());
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        std::string why;
+        if (!load_golden_case(dirs[i], cases[i], &why)) usage_error("%s", why.c_str());
+    }
+    return cases;
+}
+
+// Returns true when every case matches the golden files exactly.
+bool check_golden_cpu(const std::vector<GoldenCase>& cases) {
     std::printf("  %-18s %8s  %6s %6s %6s %9s %9s %9s %6s\n", "case", "rows x k", "q4_0", "q8_0", "q8_1", "q8_1 sumx",
                 "deq q4_0", "deq q8_0", "dot");
     bool all_ok = true;
-    for (const auto& dir : dirs) {
-        GoldenCase c;
-        std::string why;
-        if (!load_golden_case(dir, c, &why)) usage_error("%s", why.c_str());
+    for (const auto& c : cases) {
         const int64_t n = c.rows * c.k;
         const QuantizedTensor q4 = quantize_cpu(c.x.data(), n, QuantFormat::Q4_0);
         const QuantizedTensor q8 = quantize_cpu(c.x.data(), n, QuantFormat::Q8_0);
@@ -127,7 +134,7 @@ bool check_golden_cpu(const std::string& root) {
                     diff_cell(d[3]).c_str(), diff_cell(d[4]).c_str(), diff_cell(d[5]).c_str(), diff_cell(d[6]).c_str(),
                     ok ? "" : "   FAIL");
     }
-    std::printf("  %zu cases: %s\n", dirs.size(),
+    std::printf("  %zu cases: %s\n", cases.size(),
                 all_ok ? "every byte, value and dot product identical to the golden files (PASS)" : "MISMATCHES (FAIL)");
     return all_ok;
 }
@@ -256,7 +263,9 @@ const std::vector<GpuQuantizer> kQuantizers = {
     {{"canary_q8_1_skip_last_block", "Q8_1 that never writes the last block", KernelRole::Canary}, QuantFormat::Q8_1,
      Q81Sum::DTimesSumQ, launch_canary_q8_1_skip_last_block},
     {{"canary_q8_0_skip_minus_one", "Q8_0 that stores no code equal to -1 (the byte 0xFF)", KernelRole::Canary},
-     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_minus_one},
+     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<-1>},
+    {{"canary_q8_0_skip_zero", "Q8_0 that stores no code equal to 0", KernelRole::Canary}, QuantFormat::Q8_0,
+     Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<0>},
 };
 
 // The blocks q makes of x on the GPU, its output poisoned with `pattern` first.
@@ -278,10 +287,7 @@ bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
     for (const auto& q : kQuantizers) {
         if (!opt.wants(q.info)) continue;
         size_t diffs = 0, total = 0;
-        for (const auto& dir : golden_case_dirs(QGF_GOLDEN_DIR)) {
-            GoldenCase c;
-            std::string why;
-            if (!load_golden_case(dir, c, &why)) usage_error("%s", why.c_str());
+        for (const auto& c : load_golden_cases(QGF_GOLDEN_DIR)) {
             const std::vector<uint8_t>& expected = q.format == QuantFormat::Q4_0   ? c.q4_0
                                                    : q.format == QuantFormat::Q8_0 ? c.q8_0
                                                    : q.sum_mode == Q81Sum::SumX    ? c.q8_1_cudaemu
@@ -430,12 +436,13 @@ int main(int argc, char** argv) {
     if (opt.has("q8_1-s")) usage_error("--q8_1-s goes with --quantize q8_1");
     if (opt.has("golden")) {
         reject_flags_except(opt, {"golden"}, "--golden");
-        std::printf("== golden vectors at %s: the CPU reference against ggml ==\n", opt.extra_value("golden")->c_str());
-        return check_golden_cpu(*opt.extra_value("golden")) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+        const std::vector<GoldenCase> cases = load_golden_cases(*opt.extra_value("golden"));
+        std::printf("== golden vectors at %s: the CPU reference against them ==\n", opt.extra_value("golden")->c_str());
+        return check_golden_cpu(cases) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
     }
 
     std::printf("== 1. the CPU reference against the golden files (common/golden/: ggml output, and one emulation) ==\n");
-    bool ok = check_golden_cpu(QGF_GOLDEN_DIR);
+    bool ok = check_golden_cpu(load_golden_cases(QGF_GOLDEN_DIR));
     std::printf("\n== 2. what quantization costs ==\n");
     print_error_study(opt.seed);
     std::printf("\n== 3. why x * id + 8.5 must stay two roundings ==\n");

@@ -12,12 +12,13 @@ add_gpu_test(step2_tensor_37x4128 step2_quant --n 37 --k 4128)
 add_gpu_test(step2_tensor_1x32 step2_quant --n 1 --k 32)
 add_gpu_test(step2_tensor_3x96 step2_quant --n 3 --k 96)
 
-add_exit_code_test(step2_cli_k_not_multiple_of_32 2 step2_quant --n 4 --k 100)
-add_exit_code_test(step2_cli_takes_no_m 2 step2_quant --m 4 --n 4 --k 64)
-add_exit_code_test(step2_cli_unknown_format 2 step2_quant --quantize q5_0 --in x --out y)
-add_exit_code_test(step2_cli_missing_out 2 step2_quant --quantize q4_0 --in ${CMAKE_SOURCE_DIR}/common/golden/normal_s1/x.f32)
-add_exit_code_test(step2_cli_missing_input 2 step2_quant --dequantize q4_0 --in /nonexistent/q.bin --out /tmp/never)
-add_exit_code_test(step2_cli_bad_sum_mode 2 step2_quant --quantize q8_1 --q8_1-s avg --in ${CMAKE_SOURCE_DIR}/common/golden/normal_s1/x.f32 --out /tmp/never)
-add_exit_code_test(step2_cli_both_directions 2 step2_quant --quantize q4_0 --dequantize q4_0)
-add_exit_code_test(step2_cli_in_without_tool 2 step2_quant --in x.f32)
-add_exit_code_test(step2_cli_no_golden_here 2 step2_quant --golden /nonexistent)
+# Canaries: deliberately wrong quantizers (canaries.cuh) that the byte checks must reject.
+foreach(canary q8_1_skip_last_block q8_0_skip_minus_one q8_0_skip_zero)
+  add_canary_test(step2_canary_${canary} step2_quant canary_${canary} --n 37 --k 4128)
+endforeach()
+
+add_sanitizer_test(step2_memcheck_37x4128 memcheck step2_quant --n 37 --k 4128)
+add_sanitizer_test(step2_memcheck_3x96 memcheck step2_quant --n 3 --k 96)
+add_sanitizer_test(step2_racecheck_37x4128 racecheck step2_quant --n 37 --k 4128)
+add_cli_table_test(step2_cli_bad_command_lines step2_quant ${CMAKE_SOURCE_DIR}/step2_quant/bad_command_lines.txt
+                   GOLDEN=${CMAKE_SOURCE_DIR}/common/golden)

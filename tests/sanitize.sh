@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# usage: sanitize.sh SANITIZER TOOL PROGRAM [ARGS...]
+# Runs PROGRAM under compute-sanitizer's TOOL (memcheck, racecheck, initcheck, synccheck) and
+# passes when the program passes and the tool reports no error. Exit 77 when there is no GPU.
+set -u
+sanitizer=$1 tool=$2
+shift 2
+if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; exit 77; fi
+if ! command -v "$sanitizer" >/dev/null 2>&1; then echo "FAIL: compute-sanitizer not found at '$sanitizer'"; exit 1; fi
+extra=()
+[ "$tool" = racecheck ] && extra=(--racecheck-report all)
+"$sanitizer" --tool "$tool" --error-exitcode 99 "${extra[@]}" "$@"
+code=$?
+[ $code -eq 0 ] && echo "ok: $tool found nothing and the program passed" || echo "FAIL: $tool run exited $code"
+exit $code

@@ -4,36 +4,71 @@
 usage: scripts/update_readme_results.py LOG_DIR
 
 LOG_DIR is what scripts/build_and_test.sh wrote (LOG_DIR=... scripts/build_and_test.sh): one
-<step>.log per step and run_info.txt (GPU, CUDA version, date). In every README.md that holds
+<step>.log per step and run_info.txt (GPU, CUDA version, architecture, date). In every README.md
+that holds
 
     <!-- results:step1_fp32 -->
     ...
     <!-- /results -->
 
 the lines between the markers are replaced by the run's line and the step's output, verbatim.
+
+A lesson shows what its program printed on a GPU, every check passing: logs from a run without a
+GPU, with a kernel skipped for want of a newer GPU or build, or with a failed check are refused
+(exit 1) and no README is touched.
 """
 import pathlib
 import re
 import sys
+
+# Lines that disqualify a log: no GPU, a kernel the GPU or the build could not run, a failure.
+REFUSED = [
+    (re.compile(r"no usable CUDA device"), "it ran without a GPU"),
+    (re.compile(r"^SKIP \S+: needs", re.M), "a kernel was skipped for want of a newer GPU or build"),
+    (re.compile(r"\bFAIL\b|SOME CHECKS FAILED"), "a check failed"),
+]
+
+
+def problems(info: str, logs: dict) -> list:
+    found = []
+    if "none visible" in info:
+        found.append(f"run_info.txt says no GPU was visible: {info}")
+    for step, text in logs.items():
+        for pattern, why in REFUSED:
+            match = pattern.search(text)
+            if match:
+                line = text[text.rfind("\n", 0, match.start()) + 1:].split("\n", 1)[0]
+                found.append(f"{step}.log: {why}: {line.strip()}")
+    return found
 
 
 def main() -> int:
     if len(sys.argv) != 2:
         print(__doc__)
         return 2
-    logs = pathlib.Path(sys.argv[1])
-    info = (logs / "run_info.txt").read_text().strip()
+    logs_dir = pathlib.Path(sys.argv[1])
+    info = (logs_dir / "run_info.txt").read_text().strip()
     root = pathlib.Path(__file__).resolve().parent.parent
     pattern = re.compile(r"(<!-- results:(\w+) -->\n).*?(<!-- /results -->)", re.S)
-    for readme in sorted(root.glob("**/README.md")):
-        if "build" in readme.parts:
-            continue
+    readmes = [p for p in sorted(root.glob("**/README.md")) if "build" not in p.parts]
+    wanted = {m.group(2) for p in readmes for m in pattern.finditer(p.read_text())}
+    logs = {}
+    for step in sorted(wanted):
+        log = logs_dir / f"{step}.log"
+        if not log.exists():
+            print(f"refused: {log} is missing")
+            return 1
+        logs[step] = log.read_text().rstrip()
+    found = problems(info, logs)
+    if found:
+        print("refused, no README changed:\n  " + "\n  ".join(found))
+        return 1
+    for readme in readmes:
         text = readme.read_text()
 
         def fill(match: re.Match) -> str:
             step = match.group(2)
-            log = (logs / f"{step}.log").read_text().rstrip()
-            body = f"Printed by `build/{step}` ({info}), via `scripts/build_and_test.sh`:\n\n```\n{log}\n```\n"
+            body = f"Printed by `build/{step}` ({info}), via `scripts/build_and_test.sh`:\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 
         new = pattern.sub(fill, text)

@@ -2,8 +2,9 @@
 # usage: sanitize.sh SANITIZER TOOL PROGRAM [ARGS...]
 # Runs PROGRAM under compute-sanitizer's TOOL (memcheck, racecheck, initcheck, synccheck) and
 # passes when the program passes and the tool reports no error. Exit 77 when there is no GPU.
+# SANITIZER_TOOL in the environment replaces TOOL (scripts/sanitize.sh runs every tool that way).
 set -u
-sanitizer=$1 tool=$2
+sanitizer=$1 tool=${SANITIZER_TOOL:-$2}
 shift 2
 if ! nvidia-smi -L >/dev/null 2>&1; then echo "skipped: no GPU"; exit 77; fi
 if ! command -v "$sanitizer" >/dev/null 2>&1; then echo "FAIL: compute-sanitizer not found at '$sanitizer'"; exit 1; fi

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# usage: test_readme_updater.sh SOURCE_DIR
+# scripts/update_readme_results.py must refuse logs that do not show a passing GPU run, and then
+# leave every README untouched.
+set -u
+src=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+good_info="GPU: NVIDIA H200, 9.0, 580 | CUDA 13.0 | built for 90 | 2026-11-30 00:00 UTC"
+good_log="GPU      NVIDIA H200 | sm_90
+  naive  0.1  PASS
+ALL CHECKS PASSED"
+refuse() {  # description, run_info line, the line planted in step1's log
+  mkdir -p "$work/$1"
+  echo "$2" >"$work/$1/run_info.txt"
+  for step in step1_fp32 step2_quant; do printf '%s\n' "$good_log" >"$work/$1/$step.log"; done
+  printf '%s\n' "$3" >>"$work/$1/step1_fp32.log"
+  before=$(cat "$src"/*/README.md | md5sum)
+  if python3 "$src/scripts/update_readme_results.py" "$work/$1" >"$work/$1/out" 2>&1; then
+    echo "FAIL: $1 was accepted"; failures=$((failures + 1))
+  elif [ "$(cat "$src"/*/README.md | md5sum)" != "$before" ]; then
+    echo "FAIL: $1 was refused but a README changed"; failures=$((failures + 1))
+  else
+    echo "ok: $1 refused: $(tail -n 1 "$work/$1/out")"
+  fi
+}
+refuse no_gpu_info "GPU: none visible | CUDA 13.0 | built for 75 | now" ""
+refuse no_device "$good_info" "SKIP step1_fp32: no usable CUDA device; the options were valid, no kernel ran"
+refuse arch_skip "$good_info" "SKIP double_buffered: needs sm_90a code, this build runs sm_90 code here"
+refuse failed_check "$good_info" "  naive  0.1  FAIL"
+refuse failed_run "$good_info" "SOME CHECKS FAILED"
+exit $((failures != 0))

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# A check counts only if it can fail. This plants known bugs, one at a time, in a scratch copy of
+# the tree (the tree itself is never touched), rebuilds the affected program, and passes only if
+# the named tests reject every one. The table below is the list of bugs our tests must catch.
+#
+# usage: scripts/mutation_test.sh [NAME...]      (default: all; GPU mutations skip without a GPU)
+# env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+# name | file | perl substitution (applied with -0pe) | target to rebuild | ctest regex that must fail | gpu
+MUTATIONS=$(cat <<'TABLE'
+store_guard_04|step1_fp32/kernels/04_blocktile_1d.cuh|s/if \(m < M && n < N\) C/if (n < N) C/|step1_fp32|^step1_memcheck|gpu
+store_quad_edge|step1_fp32/kernels/tile_helpers.cuh|s/if \(N % 4 == 0 && n \+ 3 < N\)/if (N % 4 == 0)/|step1_fp32|^step1_memcheck|gpu
+tile_row_guard|step1_fp32/kernels/tile_helpers.cuh|s/regs\[i\] = \(row < nrows && k < K\)/regs[i] = (k < K)/|step1_fp32|^step1_memcheck|gpu
+skip_last_k_tile_08|step1_fp32/kernels/08_double_buffered.cuh|s/k0 \+ Cfg::BK < K;/k0 + 2 * Cfg::BK < K;/|step1_fp32|^step1_awkward|gpu
+quantizer_tail_guard|common/ggml_quants_gpu.cuh|s/if \(!in\) return;\n(\s+\*reinterpret_cast)/$1/|step2_quant|^step2_memcheck|gpu
+tolerance_1e-1|step1_fp32/step1_fp32.cu|s/kFp32Tolerance = 3e-6/kFp32Tolerance = 1e-1/|step1_fp32|^step1_canary_skip_last_k_tile$|gpu
+tolerance_1e-5|step1_fp32/step1_fp32.cu|s/kFp32Tolerance = 3e-6/kFp32Tolerance = 3e-5/|step1_fp32|^step1_canary_tf32_inputs$|gpu
+poison_ff_only|common/buffers.cuh|s/kPoisonPatterns\[\] = \{0xFF, 0x00\}/kPoisonPatterns[] = {0xFF}/|step2_quant|^step2_canary_q8_0_skip_minus_one$|gpu
+poison_00_only|common/buffers.cuh|s/kPoisonPatterns\[\] = \{0xFF, 0x00\}/kPoisonPatterns[] = {0x00}/|step2_quant|^step2_canary_q8_0_skip_zero$|gpu
+fill_uniform_range|common/data.h|s/v = lo \+ \(hi - lo\) \* v;/v = v + 0 * (lo + hi);/|test_common|^test_common$|cpu
+nan_passes_check|common/check.h|s/ok = err <= bound;/ok = !(err > bound);/|test_common|^test_common$|cpu
+check_bytes_last|common/check.h|s/for \(size_t i = 0; i < n; \+\+i\) \{\n        if \(g\[i\] == e\[i\]\)/for (size_t i = 0; i + 1 < n; ++i) {\n        if (g[i] == e[i])/|test_common|^test_common$|cpu
+rows_evenly_spaced|common/reference_gemm.h|s/anchor - anchor % kResidueSpan \+ i % kResidueSpan/anchor/|test_common|^test_common$|cpu
+q8_scale_reciprocal|common/ggml_quants.h|s/return amax \/ 127.0f;/return amax * (1.0f \/ 127.0f);/|test_quants|^test_quants$|cpu
+sum_x_multiplies|common/ggml_quants.h|s/\(int8_t\)roundf\(x \/ d\)/(int8_t)roundf(x * (1.0f \/ d))/|test_quants|^test_quants$|cpu
+q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[j]) >= amax)/|step2_quant|^step2_golden_cpu$|cpu
+TABLE
+)
+
+have_gpu=0
+nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+git ls-files -co --exclude-standard | tar -cf - -T - | tar -xf - -C "$scratch"
+cmake -S "$scratch" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$scratch/configure.log" 2>&1 ||
+  { tail "$scratch/configure.log"; exit 1; }
+grep "architectures" "$scratch/configure.log"
+jobs=$(nproc 2>/dev/null || echo 2)
+
+caught=0 missed=0 skipped=0
+results=()
+while IFS='|' read -r name file subst target tests need; do
+  [ -z "$name" ] && continue
+  if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
+  if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then results+=("SKIP    $name (needs a GPU)"); skipped=$((skipped + 1)); continue; fi
+  cp "$scratch/$file" "$scratch/original"
+  perl -0pi -e "$subst" "$scratch/$file"
+  if cmp -s "$scratch/$file" "$scratch/original"; then
+    results+=("ERROR   $name: the substitution did not apply to $file"); missed=$((missed + 1)); continue
+  fi
+  if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
+    results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1))
+  elif (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/test.log" 2>&1; then
+    results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
+  else
+    failed=$(grep -E "^[[:space:]]+[0-9]+ - " "$scratch/test.log" | sed -E 's/^[[:space:]]+[0-9]+ - //; s/ \(.*//' | paste -sd, -)
+    results+=("caught  $name by $failed"); caught=$((caught + 1))
+  fi
+  cp "$scratch/original" "$scratch/$file"
+done <<<"$MUTATIONS"
+cmake --build "$scratch/build" -j "$jobs" >/dev/null 2>&1
+printf '%s\n' "${results[@]}"
+echo "mutations: $caught caught, $missed missed or broken, $skipped skipped"
+[ $missed -eq 0 ]

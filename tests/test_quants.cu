@@ -28,7 +28,7 @@ static void test_fp16_conversion() {
         }
     }
     EXPECT(checked > 100000 && mismatches == 0);
-    // Hand-picked edges (ggml-formats.md section 1).
+    // Hand-picked edges: signed zero, the largest half, overflow at 65520, subnormals, ties, NaN.
     EXPECT(fp32_to_fp16(-0.0f) == 0x8000 && fp32_to_fp16(0.0f) == 0x0000);
     EXPECT(fp32_to_fp16(65504.f) == 0x7BFF && fp32_to_fp16(65519.99f) == 0x7BFF);
     EXPECT(fp32_to_fp16(65520.f) == 0x7C00 && fp32_to_fp16(-1e6f) == 0xFC00);

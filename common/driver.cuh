@@ -33,6 +33,7 @@ struct KernelRun {
     std::function<void(int)> launch;         // enqueue run i on gpu.stream
     std::function<void(uint8_t)> poison_output;  // fill the output with this byte
     std::function<CheckResult()> check;      // download the output, compare, return the verdict
+    std::function<double()> quantization_nmse;  // optional: the output's NMSE against the unquantized product
     std::string error_metric;                // the name shown in the table
     enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
 };
@@ -77,6 +78,7 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
                       : k.report == KernelRun::Report::Nmse    ? verdict.nmse
                                                                : (double)verdict.bad;
     row.error_is_count = k.report == KernelRun::Report::BadCount;
+    if (k.quantization_nmse && verdict.pass) row.quant_nmse = k.quantization_nmse();
     if (k.prepass) row.note = "incl. " + k.prepass_name;
     if (opt.check_only) return row;
 

@@ -25,6 +25,7 @@ struct ResultRow {
     std::string error_metric;
     double error_value = NAN;
     bool error_is_count = false;       // print error_value as a whole number
+    double quant_nmse = NAN;           // quantization error vs the unquantized product (quantized steps)
 };
 
 // The numbers a case needs to turn a time into TFLOPS (or TOPS), GB/s and % of roofline.
@@ -61,29 +62,37 @@ inline const ResultRow* find_timed_row(const std::vector<ResultRow>& rows, const
     return nullptr;
 }
 
-// Prints a case's table. first_kernel is the ladder's start (for "x first"), baseline the
-// library reference (for "% base"); either may be absent when --kernel filtered it out, and an
-// empty name drops its column. Speed is TFLOPS for floating-point pipes, TOPS for integer ones.
+// Prints a case's table. first_kernel is the ladder's start (for "x first"), each baseline a
+// library reference (for "% base": the baseline's time over ours); any may be absent when
+// --kernel filtered it out, and an empty name drops its column. Speed is TFLOPS for
+// floating-point pipes, TOPS for integer ones. The "quant NMSE" column appears when a row has one.
 inline void print_table(const std::vector<ResultRow>& rows, const std::string& first_kernel,
-                        const std::string& baseline) {
+                        const std::vector<std::string>& baselines) {
     const ResultRow* first = find_timed_row(rows, first_kernel);
-    const ResultRow* base = find_timed_row(rows, baseline);
-    std::printf("  %-22s %10s %9s %13s %8s %6s", "kernel", "median(ms)", "min(ms)", "speed", "GB/s", "%roof");
+    const bool show_quant = std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return std::isfinite(r.quant_nmse); });
+    std::printf("  %-24s %10s %9s %13s %8s %6s", "kernel", "median(ms)", "min(ms)", "speed", "GB/s", "%roof");
     if (!first_kernel.empty()) std::printf(" %8s", ("x " + first_kernel.substr(0, 6)).c_str());
-    if (!baseline.empty()) std::printf(" %7s", ("%" + baseline.substr(0, 6)).c_str());
-    std::printf("  %-26s %s\n", "error (metric)", "check");
+    for (const auto& b : baselines) std::printf(" %8s", ("%" + b.substr(0, 7)).c_str());
+    std::printf("  %-26s", "error (metric)");
+    if (show_quant) std::printf(" %10s", "quant NMSE");
+    std::printf(" %s\n", "check");
     for (const auto& r : rows) {
         const std::string err = r.error_metric.empty()
                                     ? "-"
                                     : r.error_metric + " " + fmt_or_dash(r.error_value, r.error_is_count ? "%.0f" : "%.2e");
         const std::string speed =
             std::isfinite(r.tera_ops) ? fmt_or_dash(r.tera_ops, r.tera_ops < 100 ? "%.2f" : "%.1f") + " " + pipe_unit(r.pipe) : "-";
-        std::printf("  %-22s %10s %9s %13s %8s %6s", r.kernel.c_str(), fmt_or_dash(r.time_ms, "%.4f").c_str(),
+        std::printf("  %-24s %10s %9s %13s %8s %6s", r.kernel.c_str(), fmt_or_dash(r.time_ms, "%.4f").c_str(),
                     fmt_or_dash(r.time_min_ms, "%.4f").c_str(), speed.c_str(), fmt_or_dash(r.gbps, "%.0f").c_str(),
                     fmt_or_dash(r.pct_roofline, "%.1f").c_str());
         if (!first_kernel.empty()) std::printf(" %8s", fmt_or_dash(first ? first->time_ms / r.time_ms : NAN, "%.2f").c_str());
-        if (!baseline.empty()) std::printf(" %7s", fmt_or_dash(base ? 100.0 * base->time_ms / r.time_ms : NAN, "%.1f").c_str());
-        std::printf("  %-26s %s%s\n", err.c_str(), status_name(r.status), r.note.empty() ? "" : (" (" + r.note + ")").c_str());
+        for (const auto& b : baselines) {
+            const ResultRow* base = find_timed_row(rows, b);
+            std::printf(" %8s", fmt_or_dash(base ? 100.0 * base->time_ms / r.time_ms : NAN, "%.1f").c_str());
+        }
+        std::printf("  %-26s", err.c_str());
+        if (show_quant) std::printf(" %10s", fmt_or_dash(r.quant_nmse, "%.3e").c_str());
+        std::printf(" %s%s\n", status_name(r.status), r.note.empty() ? "" : (" (" + r.note + ")").c_str());
     }
 }
 
@@ -97,8 +106,9 @@ inline std::string csv_field(std::string s) {
     return s;
 }
 
-// The columns every step writes (README.md, "What the programs share") plus, at the end, the minimum time, the unit of the tflops
-// column (TFLOPS or TOPS) and the L2 state of the case (cold, warm, or - when not timed).
+// The columns every step writes (README.md, "What the programs share") plus, at the end, the
+// minimum time, the unit of the tflops column (TFLOPS or TOPS), the L2 state of the case (cold,
+// warm, or - when not timed) and the quantization error (NaN where there is none).
 inline void append_csv(const std::string& path, const char* step, const std::string& case_name, int64_t m, int64_t n,
                        int64_t k, const std::vector<ResultRow>& rows, const Gpu& gpu, const char* l2_state) {
     if (path.empty()) return;
@@ -107,11 +117,11 @@ inline void append_csv(const std::string& path, const char* step, const std::str
     std::fseek(f, 0, SEEK_END);
     if (std::ftell(f) == 0)
         std::fprintf(f, "step,case,kernel,M,N,K,time_ms,tflops,gbps,pct_roofline,error_metric,error_value,status,gpu,cc,"
-                        "time_min_ms,ops_unit,l2\n");
+                        "time_min_ms,ops_unit,l2,quant_nmse\n");
     for (const auto& r : rows)
-        std::fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%.6f,%.4f,%.2f,%.2f,%s,%.6g,%s,%s,%d,%.6f,%s,%s\n", step,
+        std::fprintf(f, "%s,%s,%s,%lld,%lld,%lld,%.6f,%.4f,%.2f,%.2f,%s,%.6g,%s,%s,%d,%.6f,%s,%s,%.6g\n", step,
                      csv_field(case_name).c_str(), r.kernel.c_str(), (long long)m, (long long)n, (long long)k, r.time_ms,
                      r.tera_ops, r.gbps, r.pct_roofline, r.error_metric.c_str(), r.error_value, status_name(r.status),
-                     csv_field(gpu.name).c_str(), gpu.cc, r.time_min_ms, pipe_unit(r.pipe), l2_state);
+                     csv_field(gpu.name).c_str(), gpu.cc, r.time_min_ms, pipe_unit(r.pipe), l2_state, r.quant_nmse);
     std::fclose(f);
 }

@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # name | file | perl substitution (applied with -0pe) | target to rebuild | ctest regex that must fail | gpu
 MUTATIONS=$(cat <<'TABLE'
 store_guard_04|step1_fp32/kernels/04_blocktile_1d.cuh|s/if \(m < M && n < N\) C/if (n < N) C/|step1_fp32|^step1_memcheck|gpu
-store_quad_edge|step1_fp32/kernels/tile_helpers.cuh|s/if \(N % 4 == 0 && n \+ 3 < N\)/if (N % 4 == 0)/|step1_fp32|^step1_memcheck|gpu
+store_quad_edge|common/tile_store.cuh|s/if \(N % 4 == 0 && n \+ 3 < N\)/if (N % 4 == 0)/|step1_fp32|^step1_memcheck|gpu
 tile_row_guard|step1_fp32/kernels/tile_helpers.cuh|s/regs\[i\] = \(row < nrows && k < K\)/regs[i] = (k < K)/|step1_fp32|^step1_memcheck|gpu
 skip_last_k_tile_08|step1_fp32/kernels/08_double_buffered.cuh|s/k0 \+ Cfg::BK < K;/k0 + 2 * Cfg::BK < K;/|step1_fp32|^step1_awkward|gpu
 quantizer_tail_guard|common/ggml_quants_gpu.cuh|s/if \(!in\) return;\n(\s+\*reinterpret_cast)/$1/|step2_quant|^step2_memcheck|gpu
@@ -25,6 +25,12 @@ check_bytes_last|common/check.h|s/for \(size_t i = 0; i < n; \+\+i\) \{\n       
 rows_evenly_spaced|common/reference_gemm.h|s/anchor - anchor % kResidueSpan \+ i % kResidueSpan/anchor/|test_common|^test_common$|cpu
 q8_scale_reciprocal|common/ggml_quants.h|s/return amax \/ 127.0f;/return amax * (1.0f \/ 127.0f);/|test_quants|^test_quants$|cpu
 sum_x_multiplies|common/ggml_quants.h|s/\(int8_t\)roundf\(x \/ d\)/(int8_t)roundf(x * (1.0f \/ d))/|test_quants|^test_quants$|cpu
+nibble_mask|common/q4_0_q8_1.h|s/return packed & 0x0F0F0F0Fu;/return packed \& 0x0F0F0F0Eu;/|test_w4a8_cpu|^step4_cpu|cpu
+compensation_sign|common/q4_0_q8_1.h|s/-mul_rn\(8.0f, s\)/mul_rn(8.0f, s)/|test_w4a8_cpu|^step4_cpu|cpu
+gemv_row_guard|step4_w4a8/kernels/06_gemv_dp4a.cuh|s/lane == 0 && row0 \+ r < p.N/lane == 0/|step4_w4a8|^step4_memcheck|gpu
+tiled_store_guard|common/tile_store.cuh|s/if \(m >= M\) return;//|step4_w4a8|^step4_memcheck|gpu
+tiled_weight_zero_fill|step4_w4a8/kernels/05_dp4a_tiled.cuh|s/const bool in = n0 \+ row < p.N && b0 \+ b < nblocks;/const bool in = b0 + b < nblocks;/|step4_w4a8|^step4_memcheck|gpu
+dp4a_skip_last_block|step4_w4a8/kernels/03_dp4a.cuh|s/for \(int b = 0; b < nblocks; \+\+b\)/for (int b = 0; b < nblocks - 1; ++b)/|step4_w4a8|^step4_shape_37x4100x4128$|gpu
 q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[j]) >= amax)/|step2_quant|^step2_golden_cpu$|cpu
 TABLE
 )

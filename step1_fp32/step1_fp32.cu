@@ -174,7 +174,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
         run.error_metric = kErrorMetric;
         rows.push_back(evaluate_kernel(gpu, opt, run, work));
     }
-    print_table(rows, "naive", kCublasName);
+    print_table(rows, "naive", {kCublasName});
     append_csv(opt.csv_path, "step1_fp32", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
     return !any_failed(rows);
 }

@@ -338,7 +338,7 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
         const Workload work{0.0, n * 4.0 + (double)expected.bytes.size()};
         rows_out.push_back(evaluate_kernel(gpu, opt, run, work));
     }
-    print_table(rows_out, "", "");
+    print_table(rows_out, "", {});
     std::printf("  (GB/s counts the fp32 read plus the blocks written; %%roof is against the measured HBM read rate)\n");
     append_csv(opt.csv_path, "step2_quant", "quantize " + std::to_string(rows) + "x" + std::to_string(k), 1, rows, k,
                rows_out, gpu, l2_state(rot, opt.check_only));

@@ -5,6 +5,8 @@
 // reads a row of S (one k, many rows) with consecutive threads on consecutive addresses.
 #pragma once
 
+#include "../../common/tile_store.cuh"  // store_c_quad, used by 06-08
+
 // Scalar tile load (04, 05): rows [row0, row0+ROWS) x k [k0, k0+BK) of X[nrows][K] into
 // S[BK][LD]; zeros where the tile sticks out of the matrix.
 template <int ROWS, int BK, int THREADS, int LD>
@@ -54,18 +56,3 @@ struct TileLoaderVec4 {
         }
     }
 };
-
-// Writes four consecutive outputs C[m][n..n+3]: one 16-byte store when the row allows it
-// (N % 4 == 0 keeps it aligned, n + 3 < N keeps it inside), element by element otherwise.
-__device__ __forceinline__ void store_c_quad(float* C, int M, int N, int m, int n, float4 v) {
-    if (m >= M) return;
-    float* dst = C + (size_t)m * N + n;
-    if (N % 4 == 0 && n + 3 < N) {
-        *reinterpret_cast<float4*>(dst) = v;
-        return;
-    }
-    const float vals[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-    for (int j = 0; j < 4; ++j)
-        if (n + j < N) dst[j] = vals[j];
-}

@@ -1,0 +1,118 @@
+// q4_0_q8_1.h - the W4A8 dot product: Q4_0 weights times Q8_1 activations, block by block.
+//
+// One 32-value block: weights w_j = (n_j - 8)·d_w with n_j the unsigned nibble (0..15), and
+// activations a_j ≈ q_j·d_a. Their dot product splits into an integer part and one correction:
+//
+//   Σ_j (n_j - 8)·d_w · q_j·d_a  =  d_w · ( d_a · Σ_j n_j·q_j  -  8 · d_a·Σ_j q_j )
+//                                =  d_w · ( d_a · sumi  -  8 · s )            s = d_a·Σq
+//
+// sumi is a dot product of unsigned nibbles with int8 values, which DP4A (and int8 tensor cores)
+// do four at a time, and s is stored in the Q8_1 block, so the "-8" costs one multiply-add per
+// block instead of a subtraction per value. step4_w4a8/README.md derives it line by line.
+//
+// Everything here is __host__ __device__: the GPU kernels, the CPU references and the unit tests
+// run the same per-block code.
+#pragma once
+
+#include "ggml_quants.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+// ---------------------------------------------------------------------------------------------
+// Four values at a time: the packed-byte arithmetic of DP4A
+// ---------------------------------------------------------------------------------------------
+
+// 4 bytes of a Q4_0 block's qs (elements j..j+3 in the low nibbles, j+16..j+19 in the high
+// ones) become two words of four unsigned bytes 0..15 each: no "-8" here (the correction does it).
+GGML_HD uint32_t low_nibbles(uint32_t packed) { return packed & 0x0F0F0F0Fu; }
+GGML_HD uint32_t high_nibbles(uint32_t packed) { return (packed >> 4) & 0x0F0F0F0Fu; }
+
+// acc + Σ_i a.byte[i]·b.byte[i], all four bytes signed: the DP4A instruction (sm_61+). The
+// nibble bytes are 0..15, so reading them as signed int8 changes nothing.
+GGML_HD int dp4a_s8(uint32_t a, uint32_t b, int acc) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 610
+    return __dp4a((int)a, (int)b, acc);
+#else
+    for (int i = 0; i < 4; ++i) acc += (int)(int8_t)(a >> (8 * i)) * (int)(int8_t)(b >> (8 * i));
+    return acc;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// One block
+// ---------------------------------------------------------------------------------------------
+
+GGML_HD uint32_t load_u32_le(const uint8_t* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+// sumi = Σ_j n_j·q_j with unsigned nibbles, four words of qs at a time, as the DP4A kernels do.
+GGML_HD int block_sumi(const block_q4_0& w, const block_q8_1& a) {
+    int sumi = 0;
+    for (int i = 0; i < 4; ++i) {
+        const uint32_t packed = load_u32_le(w.qs + 4 * i);
+        sumi = dp4a_s8(low_nibbles(packed), load_u32_le(reinterpret_cast<const uint8_t*>(a.qs) + 4 * i), sumi);
+        sumi = dp4a_s8(high_nibbles(packed), load_u32_le(reinterpret_cast<const uint8_t*>(a.qs) + 16 + 4 * i), sumi);
+    }
+    return sumi;
+}
+
+// Σ_j (n_j - 8)·q_j: the signed integer dot product, with the "-8" applied to each nibble.
+GGML_HD int block_signed_sumi(const block_q4_0& w, const int8_t* q) {
+    int sum = 0;
+    for (int j = 0; j < QK4_0 / 2; ++j) {
+        sum += ((w.qs[j] & 0x0F) - 8) * q[j];
+        sum += ((w.qs[j] >> 4) - 8) * q[j + QK4_0 / 2];
+    }
+    return sum;
+}
+
+// The compensated block term in fp32, written the way llama.cpp's CUDA kernels write it:
+// d_w·(sumi·d_a - 8·s). (golden dots.f64 variants 4 and 5; host code: one rounding per operation.)
+GGML_HD float compensated_block_term(float d_w, float d_a, float s, int sumi) {
+    return mul_rn(d_w, add_rn(mul_rn((float)sumi, d_a), -mul_rn(8.0f, s)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Whole rows and matrices, on the CPU
+// ---------------------------------------------------------------------------------------------
+
+// Which Q4_0·Q8_1 dot product a kernel computes, and so which reference its error is judged by.
+enum class W4A8Form {
+    Compensated,  // Σ_b d_w·(d_a·sumi - 8·s): uses the stored s (fp16), as DP4A kernels do
+    Signed,       // Σ_b d_w·d_a·Σ(n-8)·q: the exact dequantized dot; ignores s (tensor cores)
+};
+
+// One output in float64: the exact value of the chosen form for rows w (Q4_0) and a (Q8_1).
+inline double w4a8_dot_f64(const block_q4_0* w, const block_q8_1* a, int64_t nblocks, W4A8Form form) {
+    double sum = 0;
+    for (int64_t b = 0; b < nblocks; ++b) {
+        const double d_w = fp16_to_fp32(w[b].d), d_a = fp16_to_fp32(a[b].d), s = fp16_to_fp32(a[b].s);
+        if (form == W4A8Form::Compensated)
+            sum += d_w * ((double)block_sumi(w[b], a[b]) * d_a - 8.0 * s);
+        else
+            sum += d_w * d_a * (double)block_signed_sumi(w[b], a[b].qs);
+    }
+    return sum;
+}
+
+// The same output the way the fp32 kernels compute it, block terms added in order.
+inline float w4a8_dot_f32(const block_q4_0* w, const block_q8_1* a, int64_t nblocks) {
+    float sum = 0.f;
+    for (int64_t b = 0; b < nblocks; ++b)
+        sum = add_rn(sum, compensated_block_term(fp16_to_fp32(w[b].d), fp16_to_fp32(a[b].d), fp16_to_fp32(a[b].s),
+                                                 block_sumi(w[b], a[b])));
+    return sum;
+}
+
+// ggml's scalar CPU reference for Q4_0·Q8_0 (golden variant 0): per block the signed sumi, then
+// sumf += (sumi·d_w)·d_a in fp32.
+inline float ggml_q4_0_q8_0_dot_f32(const block_q4_0* w, const block_q8_0* a, int64_t nblocks) {
+    float sum = 0.f;
+    for (int64_t b = 0; b < nblocks; ++b)
+        sum = add_rn(sum, mul_rn(mul_rn((float)block_signed_sumi(w[b], a[b].qs), fp16_to_fp32(w[b].d)), fp16_to_fp32(a[b].d)));
+    return sum;
+}

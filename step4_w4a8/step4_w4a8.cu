@@ -1,0 +1,420 @@
+// Step 4: W4A8, Q4_0 weights x Q8_1 activations with integer arithmetic.
+//
+// What it teaches: llama.cpp multiplies 4-bit weights by 8-bit activations without ever
+// dequantizing them. Per 32-value block the product is d_w·(d_a·sumi - 8·s): an integer dot
+// product of unsigned nibbles with int8 activations (sumi), and one correction that uses the s
+// stored in each Q8_1 block (common/q4_0_q8_1.h; README.md derives it). The program
+//   1. demonstrates the formula on the CPU: one block, then a whole product, against the FP32
+//      truth, with and without the correction, and with both conventions for s;
+//   2. runs a ladder of kernels (kernels/01..06) on the GPU: naive, shared-memory tiled, DP4A,
+//      16-byte loads, tiled DP4A, and a GEMV for decoding, each timed as llama.cpp times its own:
+//      activation quantization (step 2's GPU quantizer) included;
+//   3. checks each kernel against a CPU computation of the same formula on the same quantized
+//      blocks (the kernel error, rounding level) and reports its quantization error against the
+//      FP32 product of the unquantized matrices, beside cuBLAS SGEMM (FP32, unquantized) and
+//      cuBLAS int8 GEMM (the raw integer product, without any scale) measured in the same run.
+//
+// Build and run:   make step4          (or: build/step4_w4a8 [--m M --n N --k K] [--kernel NAME])
+// Look for:        what the correction is worth in part 1; "x naive" down the ladder at M=512;
+//                  the GEMV's GB/s against the HBM roofline at M=1 and M=4.
+#include <cublas_v2.h>
+
+#include "../common/common.cuh"
+#include "../common/ggml_quants.h"
+#include "../common/ggml_quants_gpu.cuh"
+#include "../common/q4_0_q8_1.h"
+#include "../common/reference_gemm.h"
+#include "canaries.cuh"
+#include "kernels/01_naive.cuh"
+#include "kernels/02_smem_tiled.cuh"
+#include "kernels/03_dp4a.cuh"
+#include "kernels/04_dp4a_loads16.cuh"
+#include "kernels/05_dp4a_tiled.cuh"
+#include "kernels/06_gemv_dp4a.cuh"
+#include "w4a8_layout.cuh"
+
+// ---------------------------------------------------------------------------------------------
+// Quantizing whole matrices on the CPU, rows in parallel
+// ---------------------------------------------------------------------------------------------
+
+std::vector<block_q4_0> quantize_rows_q4_0(const std::vector<float>& x, int64_t rows, int64_t k) {
+    std::vector<block_q4_0> q((size_t)(rows * k / QK4_0));
+    parallel_for(rows, [&](int64_t r) { quantize_row_q4_0_ref(&x[r * k], &q[r * k / QK4_0], k); });
+    return q;
+}
+
+std::vector<block_q8_1> quantize_rows_q8_1(const std::vector<float>& x, int64_t rows, int64_t k, Q81Sum sum_mode) {
+    std::vector<block_q8_1> q((size_t)(rows * k / QK8_1));
+    parallel_for(rows, [&](int64_t r) { quantize_row_q8_1_ref(&x[r * k], &q[r * k / QK8_1], k, sum_mode); });
+    return q;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: the compensation formula, demonstrated
+// ---------------------------------------------------------------------------------------------
+
+// The ways to compute one block's (or one row's) product that part 1 compares.
+struct DotVariants {
+    double truth = 0;         // unquantized FP32 inputs, in float64
+    double dequantized = 0;   // Σ deq(w)·deq(a): what the quantized data means, exactly
+    double forgot = 0;        // d_w·d_a·sumi: unsigned nibbles, no correction
+    double comp_dsumq = 0;    // d_w·(d_a·sumi - 8·s), s = d·Σq (ggml's reference quantizer)
+    double comp_sumx = 0;     // the same with s = Σx (llama.cpp's CUDA quantizer)
+};
+
+DotVariants dot_variants(const float* w, const float* a, const block_q4_0* wq, const block_q8_1* aq_dsumq,
+                         const block_q8_1* aq_sumx, int64_t k) {
+    DotVariants v;
+    for (int64_t i = 0; i < k; ++i) v.truth += (double)w[i] * a[i];
+    for (int64_t b = 0; b < k / QK4_0; ++b) {
+        const double d_w = fp16_to_fp32(wq[b].d), d_a = fp16_to_fp32(aq_dsumq[b].d);
+        const int sumi = block_sumi(wq[b], aq_dsumq[b]);
+        v.dequantized += d_w * d_a * block_signed_sumi(wq[b], aq_dsumq[b].qs);
+        v.forgot += d_w * d_a * sumi;
+        v.comp_dsumq += d_w * (d_a * sumi - 8.0 * fp16_to_fp32(aq_dsumq[b].s));
+        const double d_a_sumx = fp16_to_fp32(aq_sumx[b].d);
+        v.comp_sumx += d_w * (d_a_sumx * block_sumi(wq[b], aq_sumx[b]) - 8.0 * fp16_to_fp32(aq_sumx[b].s));
+    }
+    return v;
+}
+
+void demonstrate_compensation(uint64_t seed) {
+    // One block of N(0,1) weights and activations.
+    std::vector<float> w(QK4_0), a(QK4_0);
+    fill_normal(w, seed, 41);
+    fill_normal(a, seed, 42);
+    block_q4_0 wq;
+    block_q8_1 a_dsumq, a_sumx;
+    quantize_row_q4_0_ref(w.data(), &wq, QK4_0);
+    quantize_row_q8_1_ref(a.data(), &a_dsumq, QK8_1, Q81Sum::DTimesSumQ);
+    quantize_row_q8_1_ref(a.data(), &a_sumx, QK8_1, Q81Sum::SumX);
+    const DotVariants one = dot_variants(w.data(), a.data(), &wq, &a_dsumq, &a_sumx, QK4_0);
+    int sum_q = 0;
+    for (int j = 0; j < QK8_1; ++j) sum_q += a_dsumq.qs[j];
+    std::printf("  one block: d_w = %.6f, d_a = %.6f, sumi = %d, sum(q) = %d, s = d*sum(q) = %.6f, s = sum(x) = %.6f\n",
+                fp16_to_fp32(wq.d), fp16_to_fp32(a_dsumq.d), block_sumi(wq, a_dsumq), sum_q, fp16_to_fp32(a_dsumq.s),
+                fp16_to_fp32(a_sumx.s));
+    std::printf("    %-50s %12.6f\n", "FP32 truth, sum w*a (unquantized)", one.truth);
+    std::printf("    %-50s %12.6f\n", "dequantized, sum deq(w)*deq(a)", one.dequantized);
+    std::printf("    %-50s %12.6f\n", "unsigned nibbles, no correction: d_w*d_a*sumi", one.forgot);
+    std::printf("    %-50s %12.6f\n", "compensated, s = d*sum(q): d_w*(d_a*sumi - 8s)", one.comp_dsumq);
+    std::printf("    %-50s %12.6f\n", "compensated, s = sum(x) (llama.cpp's CUDA)", one.comp_sumx);
+
+    // A whole product: every output's error against the FP32 truth, as NMSE.
+    constexpr int64_t M = 8, N = 256, K = 4096;
+    std::vector<float> A(M * K), W(N * K);
+    fill_normal(A, seed, 43);
+    fill_normal(W, seed, 44);
+    const std::vector<block_q4_0> Wq = quantize_rows_q4_0(W, N, K);
+    const std::vector<block_q8_1> Aq = quantize_rows_q8_1(A, M, K, Q81Sum::DTimesSumQ);
+    const std::vector<block_q8_1> Ax = quantize_rows_q8_1(A, M, K, Q81Sum::SumX);
+    double truth2 = 0, err[4] = {0, 0, 0, 0}, max_gap = 0;  // max_gap: |d*sum(q) form - dequantized|
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            const DotVariants v = dot_variants(&W[n * K], &A[m * K], &Wq[n * K / 32], &Aq[m * K / 32], &Ax[m * K / 32], K);
+            truth2 += v.truth * v.truth;
+            const double got[4] = {v.dequantized, v.forgot, v.comp_dsumq, v.comp_sumx};
+            for (int i = 0; i < 4; ++i) err[i] += (got[i] - v.truth) * (got[i] - v.truth);
+            max_gap = std::max(max_gap, std::fabs(v.comp_dsumq - v.dequantized));
+        }
+    std::printf("  a whole product, M=%lld N=%lld K=%lld, N(0,1) data: NMSE against the FP32 truth\n", (long long)M,
+                (long long)N, (long long)K);
+    const char* names[4] = {"dequantized (the quantization error itself)", "unsigned nibbles, no correction",
+                            "compensated, s = d*sum(q)", "compensated, s = sum(x)"};
+    for (int i = 0; i < 4; ++i) std::printf("    %-50s %12.3e\n", names[i], err[i] / truth2);
+    std::printf("  (s = d*sum(q) gives the dequantized result up to the fp16 rounding of s: the largest gap is %.1e of\n"
+                "   the outputs' rms; s = sum(x) weights each activation's rounding error by n instead of n - 8: README.md)\n",
+                max_gap / std::sqrt(truth2 / (M * N)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: the kernels
+// ---------------------------------------------------------------------------------------------
+
+struct Case {
+    std::string name;
+    int64_t M, N, K;
+};
+
+const std::vector<Case> kLessonCases = {
+    {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336},
+    {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096},
+};
+
+using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
+
+struct Step4Kernel {
+    KernelInfo info;
+    W4A8Launcher launch;
+    std::string (*why_not)(int64_t M, int64_t N);  // "" when it can run the shape
+    ArchNeed arch;
+};
+
+std::string any_shape(int64_t, int64_t) { return ""; }
+
+const std::vector<Step4Kernel> kKernels = {
+    {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}},
+    {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, w4a8_smem_tiled_why_not, {}},
+    {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, w4a8_dp4a_why_not, {61}},
+    {{"dp4a_loads16", "04 as 03, weights repacked: one 16-byte load per block"}, launch_w4a8_dp4a_loads16,
+     w4a8_dp4a_loads16_why_not, {61}},
+    {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled,
+     w4a8_dp4a_tiled_why_not, {61}},
+    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not, {61}},
+    {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
+     launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
+    {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
+     w4a8_naive_why_not, {}},
+};
+const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
+const KernelInfo kCublasInt8{"cublas_int8", "cuBLAS int8 GEMM (s8 x s8 -> s32) on the same codes, no scales: tensor cores"};
+
+// Kernel error: |got - ref| / sum_k |A[m][k] W[n][k]| (the unquantized magnitudes, see
+// reference_gemm.h), against the same formula on the same blocks in float64. The kernels add
+// their block terms in FP32 in their own order: ~1e-7. Leaving out one block of K = 4096 is
+// ~1e-2; using the other convention for s, ~1e-3. The tolerance is step 1's.
+constexpr double kKernelTolerance = 3e-6;
+
+// Everything one case keeps on the device: inputs rotated over `copies` copies (cold L2), the
+// quantized activations (written by the pre-pass of each run), the outputs.
+struct DeviceProblem {
+    int copies = 1;
+    int64_t M, N, K, nblocks_a, nblocks_w;
+    DeviceBuffer<float> a_f32, w_f32;  // unquantized, for the pre-pass and cuBLAS SGEMM
+    DeviceBuffer<block_q4_0> w_blocks;
+    DeviceBuffer<uint8_t> w_qs;
+    DeviceBuffer<ggml_half> w_d;
+    DeviceBuffer<int8_t> a_i8, w_i8;   // the codes as plain int8 matrices, for cuBLAS int8
+    DeviceBuffer<block_q8_1> a_q8;
+    DeviceBuffer<float> c;
+    DeviceBuffer<int32_t> c_i32;
+
+    W4A8Args args(int i) const {
+        const size_t copy = (size_t)(i % copies);
+        return W4A8Args{w_blocks.get() + copy * nblocks_w, w_qs.get() + copy * nblocks_w * 16, w_d.get() + copy * nblocks_w,
+                        a_q8.get(), c.get(), (int)M, (int)N, (int)K};
+    }
+    const float* a_f32_copy(int i) const { return a_f32.get() + (size_t)(i % copies) * M * K; }
+    const float* w_f32_copy(int i) const { return w_f32.get() + (size_t)(i % copies) * N * K; }
+    const int8_t* a_i8_copy(int i) const { return a_i8.get() + (size_t)(i % copies) * M * K; }
+    const int8_t* w_i8_copy(int i) const { return w_i8.get() + (size_t)(i % copies) * N * K; }
+};
+
+// Uploads `host` into copy 0 of dst, then fills the other copies on the device.
+template <class T>
+void upload_copies(DeviceBuffer<T>& dst, const T* host, size_t count, int copies) {
+    CUDA_CHECK(cudaMemcpy(dst.get(), host, count * sizeof(T), cudaMemcpyHostToDevice));
+    for (int i = 1; i < copies; ++i)
+        CUDA_CHECK(cudaMemcpy(dst.get() + i * count, dst.get(), count * sizeof(T), cudaMemcpyDeviceToDevice));
+}
+
+// The Q4_0 codes n - 8 and the Q8_1 codes q as int8 row-major matrices.
+std::vector<int8_t> q4_0_codes(const std::vector<block_q4_0>& blocks) {
+    std::vector<int8_t> codes(blocks.size() * QK4_0);
+    for (size_t b = 0; b < blocks.size(); ++b)
+        for (int j = 0; j < QK4_0 / 2; ++j) {
+            codes[b * QK4_0 + j] = (int8_t)((blocks[b].qs[j] & 0x0F) - 8);
+            codes[b * QK4_0 + j + QK4_0 / 2] = (int8_t)((blocks[b].qs[j] >> 4) - 8);
+        }
+    return codes;
+}
+std::vector<int8_t> q8_1_codes(const std::vector<block_q8_1>& blocks) {
+    std::vector<int8_t> codes(blocks.size() * QK8_1);
+    for (size_t b = 0; b < blocks.size(); ++b) std::memcpy(&codes[b * QK8_1], blocks[b].qs, QK8_1);
+    return codes;
+}
+
+// The references on the sampled rows: the compensated formula (kernel error of the W4A8 kernels)
+// and the raw integer product Σ(n-8)·q (what cuBLAS int8 computes), both from the same blocks.
+struct QuantizedReference {
+    std::vector<double> compensated;
+    std::vector<double> integer;
+};
+
+QuantizedReference quantized_reference(const std::vector<block_q4_0>& w, const std::vector<block_q8_1>& a,
+                                       const std::vector<int64_t>& rows, int64_t N, int64_t K) {
+    const int64_t nb = K / QK4_0;
+    QuantizedReference r{std::vector<double>(rows.size() * N), std::vector<double>(rows.size() * N)};
+    parallel_for((int64_t)rows.size() * N, [&](int64_t idx) {
+        const int64_t ri = idx / N, n = idx % N;
+        const block_q4_0* wr = &w[n * nb];
+        const block_q8_1* ar = &a[rows[ri] * nb];
+        r.compensated[idx] = w4a8_dot_f64(wr, ar, nb, W4A8Form::Compensated);
+        int64_t sum = 0;
+        for (int64_t b = 0; b < nb; ++b) sum += block_signed_sumi(wr[b], ar[b].qs);
+        r.integer[idx] = (double)sum;
+    });
+    return r;
+}
+
+double nmse_against(const std::vector<float>& got, const std::vector<double>& truth) {
+    double err = 0, ref = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        err += (got[i] - truth[i]) * (got[i] - truth[i]);
+        ref += truth[i] * truth[i];
+    }
+    return err / ref;
+}
+
+// C^T[N,M] = W[N,K] · A[M,K]^T in cuBLAS's column-major terms (step 1 explains the transposes).
+void cublas_sgemm_run(cublasHandle_t h, const float* A, const float* W, float* C, int M, int N, int K) {
+    const float one = 1.f, zero = 0.f;
+    CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, K, A, K, &zero, C, N));
+}
+cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* W, int32_t* C, int M, int N, int K) {
+    const int32_t one = 1, zero = 0;
+    return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, CUDA_R_8I, K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I,
+                        N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+}
+
+bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const Case& c) {
+    std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
+    const int64_t nb_a = c.M * c.K / QK8_1, nb_w = c.N * c.K / QK4_0;
+    // Cold L2: a W4A8 run reads the Q4_0 weights and the FP32 activations (it quantizes them itself).
+    const size_t w4a8_bytes = nb_w * sizeof(block_q4_0) + c.M * c.K * sizeof(float);
+    const L2Rotation rot = plan_l2_rotation(gpu, w4a8_bytes, !opt.check_only);
+    const size_t per_copy = (c.M + c.N) * c.K * (sizeof(float) + 1) + 2 * nb_w * sizeof(block_q4_0);
+    require_device_memory(gpu, rot.copies * per_copy + nb_a * sizeof(block_q8_1) + c.M * c.N * 8);
+
+    std::vector<float> A(c.M * c.K), W(c.N * c.K);
+    fill_normal(A, opt.seed, /*stream_id=*/1);
+    fill_normal(W, opt.seed, /*stream_id=*/2);
+    const std::vector<block_q4_0> Wq = quantize_rows_q4_0(W, c.N, c.K);
+    const Q4_0Repacked Wr = repack_q4_0(Wq);
+    const std::vector<block_q8_1> Aq = quantize_rows_q8_1(A, c.M, c.K, Q81Sum::DTimesSumQ);
+
+    DeviceProblem d;
+    d.copies = rot.copies;
+    d.M = c.M, d.N = c.N, d.K = c.K, d.nblocks_a = nb_a, d.nblocks_w = nb_w;
+    d.a_f32 = DeviceBuffer<float>(rot.copies * c.M * c.K);
+    d.w_f32 = DeviceBuffer<float>(rot.copies * c.N * c.K);
+    d.w_blocks = DeviceBuffer<block_q4_0>(rot.copies * nb_w);
+    d.w_qs = DeviceBuffer<uint8_t>(rot.copies * nb_w * 16);
+    d.w_d = DeviceBuffer<ggml_half>(rot.copies * nb_w);
+    d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
+    d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
+    d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
+    d.c = DeviceBuffer<float>(c.M * c.N);
+    d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
+    upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
+    upload_copies(d.w_f32, W.data(), W.size(), rot.copies);
+    upload_copies(d.w_blocks, Wq.data(), Wq.size(), rot.copies);
+    upload_copies(d.w_qs, Wr.qs.data(), Wr.qs.size(), rot.copies);
+    upload_copies(d.w_d, Wr.d.data(), Wr.d.size(), rot.copies);
+    upload_copies(d.a_i8, q8_1_codes(Aq).data(), (size_t)(c.M * c.K), rot.copies);
+    upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
+
+    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1 blocks. Its
+    // bytes must be the CPU's, or the kernels would be checked against other data.
+    auto quantize_activations = [&](int i) {
+        quantize_q8_1_gpu(d.a_f32_copy(i), d.a_q8.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
+    };
+    quantize_activations(0);
+    CUDA_CHECK_LAST();
+    const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host();
+    const CheckResult same_a = check_bytes("activations", Aq_gpu.data(), Aq.data(), Aq.size() * sizeof(block_q8_1),
+                                           sizeof(block_q8_1));
+    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)): %s the CPU reference's %zu bytes\n",
+                same_a.pass ? "identical to" : "DIFFERENT FROM", Aq.size() * sizeof(block_q8_1));
+
+    const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
+    const QuantizedReference qref = quantized_reference(Wq, Aq, truth.rows, c.N, c.K);
+    std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(), describe_rows(truth, c.M).c_str());
+    if (!opt.check_only) print_l2_rotation(rot, gpu);
+
+    auto download_rows = [&] { return gather_rows(d.c.to_host(), c.N, truth.rows); };
+    const Workload w4a8_work{2.0 * c.M * c.N * c.K, (double)w4a8_bytes + 4.0 * c.M * c.N};
+    std::vector<ResultRow> rows;
+    for (const auto& k : kKernels) {
+        if (!opt.wants(k.info)) continue;
+        KernelRun run;
+        run.name = k.info.name;
+        run.arch = k.arch;
+        run.unsupported = k.why_not(c.M, c.N);
+        run.pipe = Pipe::Dp4a;
+        run.prepass = quantize_activations;
+        run.prepass_name = "quantize A";
+        run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
+        run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
+        run.check = [&, name = k.info.name] {
+            const std::vector<float> got = download_rows();
+            return check_close(name.c_str(), got.data(), qref.compensated.data(), got.size(),
+                               Tolerance{0.0, kKernelTolerance, truth.abs_sum.data()}, c.N);
+        };
+        run.quantization_nmse = [&] { return nmse_against(download_rows(), truth.c); };
+        run.error_metric = "err/sum|aw|";
+        rows.push_back(evaluate_kernel(gpu, opt, run, w4a8_work));
+    }
+    if (opt.wants(kCublasSgemm)) {
+        KernelRun run;
+        run.name = kCublasSgemm.name;
+        run.launch = [&](int i) {
+            cublas_sgemm_run(cublas, d.a_f32_copy(i), d.w_f32_copy(i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
+        };
+        run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
+        run.check = [&] {
+            const std::vector<float> got = download_rows();
+            return check_close("cublas_sgemm", got.data(), truth.c.data(), got.size(),
+                               Tolerance{0.0, kKernelTolerance, truth.abs_sum.data()}, c.N);
+        };
+        run.error_metric = "err/sum|aw|";
+        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{2.0 * c.M * c.N * c.K, 4.0 * (c.M * c.K + c.N * c.K + c.M * c.N)}));
+    }
+    if (opt.wants(kCublasInt8)) {
+        KernelRun run;
+        run.name = kCublasInt8.name;
+        run.pipe = Pipe::Int8Tensor;
+        const cublasStatus_t status = cublas_int8_run(cublas, d.a_i8_copy(0), d.w_i8_copy(0), d.c_i32.get(), (int)c.M, (int)c.N, (int)c.K);
+        if (status != CUBLAS_STATUS_SUCCESS) run.unsupported = "cuBLAS int8 refuses this shape (status " + std::to_string((int)status) + ")";
+        run.launch = [&](int i) {
+            CUBLAS_CHECK(cublas_int8_run(cublas, d.a_i8_copy(i), d.w_i8_copy(i), d.c_i32.get(), (int)c.M, (int)c.N, (int)c.K));
+        };
+        run.poison_output = [&](uint8_t pattern) { poison(d.c_i32.get(), d.c_i32.bytes(), pattern, gpu.stream); };
+        run.check = [&] {  // exact: an integer product has one right answer
+            const std::vector<int32_t> all = d.c_i32.to_host();
+            std::vector<float> got(truth.rows.size() * c.N);
+            for (size_t ri = 0; ri < truth.rows.size(); ++ri)
+                for (int64_t n = 0; n < c.N; ++n) got[ri * c.N + n] = (float)all[truth.rows[ri] * c.N + n];
+            return check_close("cublas_int8", got.data(), qref.integer.data(), got.size(), Tolerance{0.0, 0.0}, c.N);
+        };
+        run.error_metric = "|diff| (exact int)";
+        run.report = KernelRun::Report::BadCount;
+        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{2.0 * c.M * c.N * c.K, (double)(c.M + c.N) * c.K + 4.0 * c.M * c.N}));
+    }
+    print_table(rows, "naive", {kCublasSgemm.name, kCublasInt8.name});
+    append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
+    return same_a.pass && !any_failed(rows);
+}
+
+int main(int argc, char** argv) {
+    ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
+                     "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {}, {}};
+    for (const auto& k : kKernels) info.kernels.push_back(k.info);
+    info.kernels.push_back(kCublasSgemm);
+    info.kernels.push_back(kCublasInt8);
+    const Options opt = parse_options(argc, argv, info);
+
+    std::printf("== 1. the compensation formula, on the CPU ==\n");
+    demonstrate_compensation(opt.seed);
+
+    std::printf("\n== 2. the kernels ==\n");
+    Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
+    if (!gpu.available) {
+        std::printf("SKIP step4_w4a8: no usable CUDA device; part 1 ran, no kernel did\n");
+        return EXIT_NO_GPU;
+    }
+    print_gpu_header(gpu);
+    print_timing_method(opt.check_only, opt.warmup, opt.iters);
+    cublasHandle_t cublas;
+    CUBLAS_CHECK(cublasCreate(&cublas));
+    CUBLAS_CHECK(cublasSetStream(cublas, gpu.stream));
+    CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // SGEMM stays FP32 (no TF32)
+
+    const std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
+    bool all_pass = true;
+    for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
+    CUBLAS_CHECK(cublasDestroy(cublas));
+    std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
+    return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+}

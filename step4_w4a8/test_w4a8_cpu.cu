@@ -1,0 +1,162 @@
+// CPU tests of step 4's arithmetic (no GPU needed): the compensation identity, our references
+// against the dot products in common/golden/ (ggml's, and the emulations of llama.cpp's CUDA
+// formula), the nibble unpacking DP4A kernels use, and the weight repacking.
+// Ends with "N passed, M failed".
+#include "../common/data.h"
+#include "../common/ggml_quants.h"
+#include "../common/golden.h"
+#include "../common/q4_0_q8_1.h"
+#include "../tests/unit_test.h"
+#include "w4a8_layout.cuh"
+
+#ifndef QGF_GOLDEN_DIR
+#define QGF_GOLDEN_DIR "common/golden"
+#endif
+
+// d_w·(d_a·sumi - 8·s) with s = d_a·Σq kept exact (not rounded to fp16) equals the dequantized
+// dot product Σ (n-8)·d_w·q·d_a exactly in float64, block by block: every term is a product of
+// at most 53 significant bits. Random blocks, some of them with extreme values.
+static void test_compensation_identity() {
+    constexpr int kBlocks = 20000;
+    std::vector<float> w(kBlocks * 32), a(kBlocks * 32);
+    fill_normal(w, 3, 1);
+    fill_normal(a, 3, 2, 0.f, 5.f);
+    for (size_t i = 0; i < w.size(); i += 61) w[i] *= 1000.f;
+    std::vector<block_q4_0> wq(kBlocks);
+    std::vector<block_q8_1> aq(kBlocks);
+    quantize_row_q4_0_ref(w.data(), wq.data(), (int64_t)w.size());
+    quantize_row_q8_1_ref(a.data(), aq.data(), (int64_t)a.size());
+    size_t mismatches = 0;
+    for (int b = 0; b < kBlocks; ++b) {
+        const double d_w = fp16_to_fp32(wq[b].d), d_a = fp16_to_fp32(aq[b].d);
+        int sum_q = 0;
+        for (int j = 0; j < 32; ++j) sum_q += aq[b].qs[j];
+        const double compensated = d_w * (d_a * block_sumi(wq[b], aq[b]) - 8.0 * (d_a * sum_q));
+        double dequantized = 0;
+        for (int j = 0; j < 16; ++j) {
+            dequantized += ((wq[b].qs[j] & 0x0F) - 8) * d_w * (aq[b].qs[j] * d_a);
+            dequantized += ((wq[b].qs[j] >> 4) - 8) * d_w * (aq[b].qs[j + 16] * d_a);
+        }
+        mismatches += compensated != dequantized;
+    }
+    EXPECT(mismatches == 0);
+}
+
+static bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+// For every golden case and every (weight row i, activation row j):
+//   variant 0: ggml's scalar Q4_0·Q8_0 in fp32                       -> ggml_q4_0_q8_0_dot_f32, bit for bit
+//   variant 3: the dequantized dot in float64                         -> the signed form in float64
+//   variant 4: the CUDA formula in fp32, activations q8_1.bin         -> w4a8_dot_f32, bit for bit
+//   variant 5: the same with q8_1_cudaemu.bin (s = Σx)                -> w4a8_dot_f32, bit for bit
+//   variant 6: variant 5's formula in float64                          -> w4a8_dot_f64 (compensated), bit for bit
+// Variant 3 sums its 32 products per block one by one, we sum whole blocks: equal to 1e-12. Where
+// a Q4_0 scale overflowed to inf (case huge_q4_overflow), ggml's dequantized values hold 0·inf =
+// NaN while the block-integer form gives ±inf: both just say "overflow", and either is accepted.
+static void test_golden_dots() {
+    const std::vector<std::string> dirs = golden_case_dirs(QGF_GOLDEN_DIR);
+    EXPECT(dirs.size() == 20);
+    size_t bad[5] = {0, 0, 0, 0, 0}, compared = 0;
+    for (const auto& dir : dirs) {
+        GoldenCase c;
+        std::string why;
+        if (!load_golden_case(dir, c, &why)) {
+            std::printf("FAILED to load %s: %s\n", dir.c_str(), why.c_str());
+            EXPECT(false);
+            continue;
+        }
+        const int64_t nb = c.k / 32;
+        std::vector<uint8_t> cudaemu_bytes;
+        EXPECT(read_file(dir + "/q8_1_cudaemu.bin", cudaemu_bytes));
+        const auto* w = reinterpret_cast<const block_q4_0*>(c.q4_0.data());
+        const auto* a8_0 = reinterpret_cast<const block_q8_0*>(c.q8_0.data());
+        const auto* a8_1 = reinterpret_cast<const block_q8_1*>(c.q8_1.data());
+        const auto* a_cuda = reinterpret_cast<const block_q8_1*>(c.q8_1_cudaemu.data());
+        for (int64_t i = 0; i < c.rows; ++i)
+            for (int64_t j = 0; j < c.rows; ++j) {
+                const double* v = &c.dots[(i * c.rows + j) * 8];
+                const block_q4_0* wi = w + i * nb;
+                ++compared;
+                bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a8_0 + j * nb, nb), v[0]);
+                const double signed_f64 = w4a8_dot_f64(wi, a8_1 + j * nb, nb, W4A8Form::Signed);
+                const bool both_overflowed = !std::isfinite(signed_f64) && !std::isfinite(v[3]);
+                bad[1] += !(both_overflowed || std::fabs(signed_f64 - v[3]) <= 1e-12 * std::fabs(v[3]));
+                bad[2] += !same_double((double)w4a8_dot_f32(wi, a8_1 + j * nb, nb), v[4]);
+                bad[3] += !same_double((double)w4a8_dot_f32(wi, a_cuda + j * nb, nb), v[5]);
+                bad[4] += !same_double(w4a8_dot_f64(wi, a_cuda + j * nb, nb, W4A8Form::Compensated), v[6]);
+            }
+    }
+    const char* names[5] = {"variant 0", "variant 3", "variant 4", "variant 5", "variant 6"};
+    for (int i = 0; i < 5; ++i) {
+        if (bad[i]) std::printf("golden %s: %zu of %zu dot products differ\n", names[i], bad[i], compared);
+        EXPECT(bad[i] == 0);
+    }
+    EXPECT(compared > 100);
+}
+
+// The unpacking every DP4A kernel does, for all 256 byte values in each of the 4 byte positions
+// of a word: the low and high nibble of byte p land, unsigned, in byte p of the two results;
+// and dp4a_s8 adds the four signed byte products.
+static void test_nibble_unpacking() {
+    size_t bad = 0;
+    for (uint32_t v = 0; v < 256; ++v)
+        for (int p = 0; p < 4; ++p) {
+            const uint32_t word = (0xA5C3E187u & ~(0xFFu << (8 * p))) | (v << (8 * p));  // byte p = v, others filler
+            const uint32_t lo = low_nibbles(word), hi = high_nibbles(word);
+            bad += ((lo >> (8 * p)) & 0xFF) != (v & 0x0F);
+            bad += ((hi >> (8 * p)) & 0xFF) != (v >> 4);
+            bad += (lo & 0xF0F0F0F0u) != 0 || (hi & 0xF0F0F0F0u) != 0;
+        }
+    EXPECT(bad == 0);
+    std::vector<float> r(2000);
+    fill_uniform(r, 5, 1, 0.f, 4294967295.f);
+    size_t dp4a_bad = 0;
+    for (size_t i = 0; i + 1 < r.size(); i += 2) {
+        const uint32_t x = (uint32_t)r[i], y = (uint32_t)r[i + 1];
+        int expected = 7;
+        for (int p = 0; p < 4; ++p) expected += (int8_t)(x >> (8 * p)) * (int8_t)(y >> (8 * p));
+        dp4a_bad += dp4a_s8(x, y, 7) != expected;
+    }
+    EXPECT(dp4a_bad == 0);
+    EXPECT(dp4a_s8(0x0F0F0F0Fu, 0x80808080u, 0) == 4 * 15 * -128);  // largest nibble times the most negative int8
+}
+
+// sumi four words at a time equals the plain loop over the 32 values.
+static void test_block_sumi() {
+    std::vector<float> w(32 * 500), a(32 * 500);
+    fill_normal(w, 8, 1);
+    fill_normal(a, 8, 2);
+    std::vector<block_q4_0> wq(500);
+    std::vector<block_q8_1> aq(500);
+    quantize_row_q4_0_ref(w.data(), wq.data(), (int64_t)w.size());
+    quantize_row_q8_1_ref(a.data(), aq.data(), (int64_t)a.size());
+    size_t bad = 0;
+    for (int b = 0; b < 500; ++b) {
+        int plain = 0;
+        for (int j = 0; j < 16; ++j) plain += (wq[b].qs[j] & 0x0F) * aq[b].qs[j] + (wq[b].qs[j] >> 4) * aq[b].qs[j + 16];
+        bad += block_sumi(wq[b], aq[b]) != plain;
+    }
+    EXPECT(bad == 0);
+}
+
+// Repacking moves bytes and nothing else: unpacking gives back every block.
+static void test_repack_round_trip() {
+    std::vector<float> w(32 * 300);
+    fill_normal(w, 9, 1);
+    std::vector<block_q4_0> blocks(300);
+    quantize_row_q4_0_ref(w.data(), blocks.data(), (int64_t)w.size());
+    const Q4_0Repacked r = repack_q4_0(blocks);
+    EXPECT(r.qs.size() == 300 * 16 && r.d.size() == 300);
+    const std::vector<block_q4_0> back = unpack_q4_0(r);
+    EXPECT(std::memcmp(back.data(), blocks.data(), blocks.size() * sizeof(block_q4_0)) == 0);
+    EXPECT(r.qs[16 * 7 + 3] == blocks[7].qs[3] && r.d[299] == blocks[299].d);
+}
+
+int main() {
+    test_compensation_identity();
+    test_golden_dots();
+    test_nibble_unpacking();
+    test_block_sumi();
+    test_repack_round_trip();
+    return unit_test_summary();
+}

@@ -1,0 +1,30 @@
+# Step 4 tests (included by the top-level CMakeLists.txt).
+# CPU: the compensation identity, the references against ggml's golden dot products, the DP4A
+# nibble unpacking for every byte, the repack round trip.
+add_executable(test_w4a8_cpu ${CMAKE_SOURCE_DIR}/step4_w4a8/test_w4a8_cpu.cu)
+target_include_directories(test_w4a8_cpu PRIVATE ${CMAKE_SOURCE_DIR}/common)
+target_link_libraries(test_w4a8_cpu PRIVATE CUDA::curand Threads::Threads)
+target_compile_definitions(test_w4a8_cpu PRIVATE QGF_GOLDEN_DIR="${CMAKE_SOURCE_DIR}/common/golden")
+add_test(NAME step4_cpu_formula_and_golden_dots COMMAND test_w4a8_cpu)
+set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIMEOUT 300)
+
+# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
+add_gpu_test(step4_lesson_cases step4_w4a8)
+foreach(shape "1;100;32" "2;4100;4128" "3;1;4128" "8;100;32" "37;4100;4128" "129;100;4128" "1;4100;4128")
+  list(GET shape 0 m)
+  list(GET shape 1 n)
+  list(GET shape 2 k)
+  add_gpu_test(step4_shape_${m}x${n}x${k} step4_w4a8 --m ${m} --n ${n} --k ${k})
+endforeach()
+
+foreach(canary forget_minus_8s skip_last_block)
+  add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
+endforeach()
+
+add_sanitizer_test(step4_memcheck_37x100x4128 memcheck step4_w4a8 --m 37 --n 100 --k 4128)
+add_sanitizer_test(step4_memcheck_3x4101x32 memcheck step4_w4a8 --m 3 --n 4101 --k 32)
+add_sanitizer_test(step4_racecheck_129x100x4128 racecheck step4_w4a8 --m 129 --n 100 --k 4128)
+
+add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
+add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)
+add_cli_table_test(step4_cli_bad_command_lines step4_w4a8 ${CMAKE_SOURCE_DIR}/step4_w4a8/bad_command_lines.txt)

@@ -32,7 +32,12 @@ class DeviceBuffer {
     size_t count() const { return count_; }
     size_t bytes() const { return count_ * sizeof(T); }
     void upload(const T* host) { CUDA_CHECK(cudaMemcpy(ptr_, host, bytes(), cudaMemcpyHostToDevice)); }
-    void download(T* host) const { CUDA_CHECK(cudaMemcpy(host, ptr_, bytes(), cudaMemcpyDeviceToHost)); }
+    // Waits for all device work first: our streams are non-blocking, and a plain cudaMemcpy does
+    // not wait for them (a download right after a launch would race with the kernel).
+    void download(T* host) const {
+        CUDA_CHECK(cudaDeviceSynchronize());
+        CUDA_CHECK(cudaMemcpy(host, ptr_, bytes(), cudaMemcpyDeviceToHost));
+    }
     std::vector<T> to_host() const { std::vector<T> h(count_); download(h.data()); return h; }
 
   private:

@@ -12,6 +12,7 @@
 
 #include "ggml_quants.h"
 #include "launch.h"
+#include "pdl.cuh"
 
 namespace quant_gpu {
 constexpr int kLanesPerBlock = 8;                                  // 8 lanes x 4 values = one 32-block
@@ -154,17 +155,44 @@ __device__ __forceinline__ float butterfly_sum_group(float4 v) {
     return (s[0] + s[2]) + (s[1] + s[3]);
 }
 
-// Q8_1: Q8_0's d and q (or llama.cpp-CUDA's division), plus s in the chosen convention.
+// Q8_1: Q8_0's d and q (or llama.cpp-CUDA's division), plus s in the chosen convention. Returns
+// this lane's codes and the block's (d, s) as the 4 bytes that start a block_q8_1.
+template <Q81Sum SUM>
+__device__ __forceinline__ LaneQ8 quantize_lane_q8_1(float4 v, uint32_t* ds_bits) {
+    const LaneQ8 lane = quantize_lane_q8<SUM == Q81Sum::SumX>(v);
+    const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v) : mul_rn((float)group_sum(lane.sum_q), lane.d);
+    *ds_bits = (uint32_t)fp32_to_fp16(lane.d) | (uint32_t)fp32_to_fp16(s) << 16;
+    return lane;
+}
+
 template <Q81Sum SUM>
 __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(const float* __restrict__ x,
                                                                             block_q8_1* __restrict__ y, int64_t nblocks) {
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
-        const LaneQ8 lane = quantize_lane_q8<SUM == Q81Sum::SumX>(v);
-        const float s = SUM == Q81Sum::SumX ? butterfly_sum_group(v) : mul_rn((float)group_sum(lane.sum_q), lane.d);
+        uint32_t ds;
+        const LaneQ8 lane = quantize_lane_q8_1<SUM>(v, &ds);
         if (!in) return;
         *reinterpret_cast<uint32_t*>(y[b].qs + 4 * part) = lane.packed_q;  // 36-byte blocks: 4-byte aligned
-        if (part == 0)
-            *reinterpret_cast<uint32_t*>(&y[b].d) = (uint32_t)fp32_to_fp16(lane.d) | (uint32_t)fp32_to_fp16(s) << 16;
+        if (part == 0) *reinterpret_cast<uint32_t*>(&y[b].d) = ds;
+    });
+}
+
+// Q8_1 in a split layout: the same bytes as block_q8_1, but all codes in one array (qs[n], a
+// block's 32 codes 32-byte aligned) and all (d, s) pairs in another (ds[n/32], the block's first
+// 4 bytes). A GEMV lane then reads a block's codes with two 16-byte loads instead of nine 4-byte
+// ones (step 4, kernel 06). It calls allow_dependent_launch() first, so a kernel launched after
+// it with PDL (pdl.cuh) may start at once and overlap its own first loads with this one.
+template <Q81Sum SUM>
+__global__ void __launch_bounds__(quant_gpu::kThreads)
+    quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
+                               int64_t nblocks) {
+    allow_dependent_launch();
+    for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+        uint32_t ds_bits;
+        const LaneQ8 lane = quantize_lane_q8_1<SUM>(v, &ds_bits);
+        if (!in) return;
+        reinterpret_cast<uint32_t*>(qs)[b * 8 + part] = lane.packed_q;
+        if (part == 0) ds[b] = ds_bits;
     });
 }
 
@@ -183,4 +211,10 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
         quantize_q8_1_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
     else
         quantize_q8_1_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
+}
+inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s) {
+    if (sum_mode == Q81Sum::SumX)
+        quantize_q8_1_split_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, n / QK8_1);
+    else
+        quantize_q8_1_split_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, n / QK8_1);
 }

@@ -182,6 +182,7 @@ inline Gpu open_gpu(bool measure_bandwidth) {
         std::exit(EXIT_CUDA_ERROR);
     }
     CUDA_CHECK_LAST();
+    CUDA_CHECK(cudaStreamSynchronize(gpu.stream));  // the copy below does not wait for a non-blocking stream
     int code[2] = {0, 0};
     CUDA_CHECK(cudaMemcpy(code, probe, sizeof code, cudaMemcpyDeviceToHost));
     CUDA_CHECK(cudaFree(probe));

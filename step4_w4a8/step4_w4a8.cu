@@ -6,9 +6,10 @@
 // stored in each Q8_1 block (common/q4_0_q8_1.h; README.md derives it). The program
 //   1. demonstrates the formula on the CPU: one block, then a whole product, against the FP32
 //      truth, with and without the correction, and with both conventions for s;
-//   2. runs a ladder of kernels (kernels/01..06) on the GPU: naive, shared-memory tiled, DP4A,
-//      16-byte loads, tiled DP4A, and a GEMV for decoding, each timed as llama.cpp times its own:
-//      activation quantization (step 2's GPU quantizer) included;
+//   2. runs a ladder of kernels (kernels/01..07) on the GPU: naive, shared-memory tiled, DP4A,
+//      16-byte loads, tiled DP4A, and a GEMV for decoding (then overlapped with the quantizer
+//      through PDL), each timed as llama.cpp times its own: activation quantization (step 2's
+//      GPU quantizer) included;
 //   3. checks each kernel against a CPU computation of the same formula on the same quantized
 //      blocks (the kernel error, rounding level) and reports its quantization error against the
 //      FP32 product of the unquantized matrices, beside cuBLAS SGEMM (FP32, unquantized) and
@@ -31,6 +32,7 @@
 #include "kernels/04_dp4a_loads16.cuh"
 #include "kernels/05_dp4a_tiled.cuh"
 #include "kernels/06_gemv_dp4a.cuh"
+#include "kernels/07_gemv_pdl.cuh"
 #include "w4a8_layout.cuh"
 
 // ---------------------------------------------------------------------------------------------
@@ -144,11 +146,15 @@ const std::vector<Case> kLessonCases = {
 
 using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
 
+// Which layout of the quantized activations a kernel reads, and so which quantizer runs first.
+enum class ActivationLayout { Blocks, Split };
+
 struct Step4Kernel {
     KernelInfo info;
     W4A8Launcher launch;
     std::string (*why_not)(int64_t M, int64_t N);  // "" when it can run the shape
     ArchNeed arch;
+    ActivationLayout layout = ActivationLayout::Blocks;
 };
 
 std::string any_shape(int64_t, int64_t) { return ""; }
@@ -161,12 +167,16 @@ const std::vector<Step4Kernel> kKernels = {
      w4a8_dp4a_loads16_why_not, {61}},
     {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled,
      w4a8_dp4a_tiled_why_not, {61}},
-    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not, {61}},
+    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not,
+     {61}, ActivationLayout::Split},
+    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, {90},
+     ActivationLayout::Split},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
      w4a8_naive_why_not, {}},
 };
+const KernelInfo kQuantizerAlone{"quantize_a_alone", "the GEMVs' pre-pass by itself: A (FP32) -> Q8_1, split layout"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
 const KernelInfo kCublasInt8{"cublas_int8", "cuBLAS int8 GEMM (s8 x s8 -> s32) on the same codes, no scales: tensor cores"};
 
@@ -187,13 +197,15 @@ struct DeviceProblem {
     DeviceBuffer<ggml_half> w_d;
     DeviceBuffer<int8_t> a_i8, w_i8;   // the codes as plain int8 matrices, for cuBLAS int8
     DeviceBuffer<block_q8_1> a_q8;
+    DeviceBuffer<int8_t> a_qs;         // the same, split layout
+    DeviceBuffer<uint32_t> a_ds;
     DeviceBuffer<float> c;
     DeviceBuffer<int32_t> c_i32;
 
     W4A8Args args(int i) const {
         const size_t copy = (size_t)(i % copies);
         return W4A8Args{w_blocks.get() + copy * nblocks_w, w_qs.get() + copy * nblocks_w * 16, w_d.get() + copy * nblocks_w,
-                        a_q8.get(), c.get(), (int)M, (int)N, (int)K};
+                        a_q8.get(), a_qs.get(), a_ds.get(), c.get(), (int)M, (int)N, (int)K};
     }
     const float* a_f32_copy(int i) const { return a_f32.get() + (size_t)(i % copies) * M * K; }
     const float* w_f32_copy(int i) const { return w_f32.get() + (size_t)(i % copies) * N * K; }
@@ -223,6 +235,18 @@ std::vector<int8_t> q8_1_codes(const std::vector<block_q8_1>& blocks) {
     std::vector<int8_t> codes(blocks.size() * QK8_1);
     for (size_t b = 0; b < blocks.size(); ++b) std::memcpy(&codes[b * QK8_1], blocks[b].qs, QK8_1);
     return codes;
+}
+
+// Split-layout activations (codes, then (d, s) pairs) back into ggml blocks, to compare bytes.
+std::vector<block_q8_1> blocks_from_split(const DeviceBuffer<int8_t>& qs_d, const DeviceBuffer<uint32_t>& ds_d) {
+    const std::vector<int8_t> qs = qs_d.to_host();
+    const std::vector<uint32_t> ds = ds_d.to_host();
+    std::vector<block_q8_1> blocks(ds.size());
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        std::memcpy(&blocks[b].d, &ds[b], 4);
+        std::memcpy(blocks[b].qs, &qs[b * QK8_1], QK8_1);
+    }
+    return blocks;
 }
 
 // The references on the sampled rows: the compensated formula (kernel error of the W4A8 kernels)
@@ -295,6 +319,8 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
     d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
     d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
     d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
+    d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
+    d.a_ds = DeviceBuffer<uint32_t>(nb_a);
     d.c = DeviceBuffer<float>(c.M * c.N);
     d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
     upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
@@ -305,18 +331,24 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
     upload_copies(d.a_i8, q8_1_codes(Aq).data(), (size_t)(c.M * c.K), rot.copies);
     upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
 
-    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1 blocks. Its
-    // bytes must be the CPU's, or the kernels would be checked against other data.
-    auto quantize_activations = [&](int i) {
+    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks or
+    // in the split layout. Its bytes must be the CPU's, or the kernels would be checked against
+    // other data: both layouts are compared with the CPU's blocks once, here.
+    auto quantize_blocks = [&](int i) {
         quantize_q8_1_gpu(d.a_f32_copy(i), d.a_q8.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
     };
-    quantize_activations(0);
+    auto quantize_split = [&](int i) {
+        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
+    };
+    quantize_blocks(0);
+    quantize_split(0);
     CUDA_CHECK_LAST();
-    const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host();
-    const CheckResult same_a = check_bytes("activations", Aq_gpu.data(), Aq.data(), Aq.size() * sizeof(block_q8_1),
-                                           sizeof(block_q8_1));
-    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)): %s the CPU reference's %zu bytes\n",
-                same_a.pass ? "identical to" : "DIFFERENT FROM", Aq.size() * sizeof(block_q8_1));
+    const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host(), Aq_split_gpu = blocks_from_split(d.a_qs, d.a_ds);
+    const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
+    const bool same_a = check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
+                        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass;
+    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks and split layout: %s the CPU's %zu bytes\n",
+                same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
 
     const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
     const QuantizedReference qref = quantized_reference(Wq, Aq, truth.rows, c.N, c.K);
@@ -333,7 +365,8 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
         run.arch = k.arch;
         run.unsupported = k.why_not(c.M, c.N);
         run.pipe = Pipe::Dp4a;
-        run.prepass = quantize_activations;
+        run.prepass = k.layout == ActivationLayout::Split ? std::function<void(int)>(quantize_split)
+                                                          : std::function<void(int)>(quantize_blocks);
         run.prepass_name = "quantize A";
         run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
@@ -345,6 +378,23 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
         run.quantization_nmse = [&] { return nmse_against(download_rows(), truth.c); };
         run.error_metric = "err/sum|aw|";
         rows.push_back(evaluate_kernel(gpu, opt, run, w4a8_work));
+    }
+    if (opt.wants(kQuantizerAlone)) {  // what the GEMVs' time includes before their own work
+        KernelRun run;
+        run.name = kQuantizerAlone.name;
+        run.unsupported = w4a8_gemv_why_not(c.M, c.N);
+        run.launch = quantize_split;
+        run.poison_output = [&](uint8_t pattern) {
+            poison(d.a_qs.get(), d.a_qs.bytes(), pattern, gpu.stream);
+            poison(d.a_ds.get(), d.a_ds.bytes(), pattern, gpu.stream);
+        };
+        run.check = [&] {
+            const std::vector<block_q8_1> blocks = blocks_from_split(d.a_qs, d.a_ds);
+            return check_bytes("quantize_a_alone", blocks.data(), Aq.data(), a_bytes, sizeof(block_q8_1));
+        };
+        run.error_metric = "bytes_diff";
+        run.report = KernelRun::Report::BadCount;
+        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{0.0, c.M * c.K * 4.0 + (double)a_bytes}));
     }
     if (opt.wants(kCublasSgemm)) {
         KernelRun run;
@@ -384,13 +434,14 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
     }
     print_table(rows, "naive", {kCublasSgemm.name, kCublasInt8.name});
     append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
-    return same_a.pass && !any_failed(rows);
+    return same_a && !any_failed(rows);
 }
 
 int main(int argc, char** argv) {
     ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
                      "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {}, {}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
+    info.kernels.push_back(kQuantizerAlone);
     info.kernels.push_back(kCublasSgemm);
     info.kernels.push_back(kCublasInt8);
     const Options opt = parse_options(argc, argv, info);

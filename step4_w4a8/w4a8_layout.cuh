@@ -5,8 +5,9 @@
 // 2-byte loads per block. Repacked, the same bytes sit in two streams: all the nibbles (16 bytes
 // per block, 16-byte aligned: one load per block) and all the scales. Nothing is requantized; a
 // block's bytes are only moved (and the repack is checked against the original in the tests).
-// Activations stay in ggml's Q8_1 blocks (36 bytes, 4-byte aligned), as step 2's GPU quantizer
-// writes them.
+// Activations are quantized on the GPU into ggml's Q8_1 blocks (36 bytes, 4-byte aligned), or,
+// for the GEMV, into the same bytes split in two arrays (codes, then (d, s) pairs) so that a lane
+// can read a block's codes with 16-byte loads (ggml_quants_gpu.cuh, quantize_q8_1_split_gpu).
 #pragma once
 
 #include "../common/ggml_quants.h"
@@ -22,6 +23,8 @@ struct W4A8Args {
     const uint8_t* w_qs;         // repacked: [N][K/32][16] nibbles, 16-byte aligned
     const ggml_half* w_d;        // repacked: [N][K/32] scales
     const block_q8_1* a;         // [M][K/32] activations, quantized on the GPU
+    const int8_t* a_qs;          // the same activations, split layout: codes [M][K] ...
+    const uint32_t* a_ds;        // ... and (d, s) half pairs [M][K/32] (GEMV kernels)
     float* c;                    // [M][N]
     int M, N, K;
 };

@@ -1,18 +1,20 @@
-// 06 GEMV for decoding (M = 1..8): a warp per pair of weight rows, streaming 16-byte blocks.
+// 06 GEMV for decoding (M = 1..8): a warp per weight row (or two), streaming 16-byte blocks.
 //
 // Idea: with a handful of tokens every weight is used M times at most, so the kernel is as fast
 // as it reads the 4.5-bit weights from HBM: the lesson of step 1's GEMV, now with 7x fewer bytes.
-// A warp owns kRows weight rows; its lanes walk the K-blocks 32 apart, so one warp load covers 32
-// consecutive blocks: 512 contiguous bytes of nibbles per row (repacked stream), one 16-byte load
-// per lane, issued for kUnroll blocks and every row before any is used (bytes in flight hide
-// HBM's latency). Weights are read with a streaming hint (used once). The activations come in
-// the split Q8_1 layout: a block's 32 codes are two 16-byte loads (in ggml's 36-byte blocks they
-// would be nine 4-byte loads touching 32 sectors per warp instruction), served by L1 since every
-// warp reads the same few kilobytes; each activation block a lane loads serves all kRows rows.
-// Each lane keeps kRows x M partial sums; one warp reduction at the end.
+// A warp owns one weight row (two when M > 1); its lanes walk the K-blocks 32 apart, so one warp
+// load covers 32 consecutive blocks: 512 contiguous bytes of nibbles (repacked stream), one
+// 16-byte load per lane. A Q4_0 row is short (7 KB at K = 14336: 14 blocks per lane), so the loop
+// is software-pipelined: the loads of the next kBlocksInFlight blocks are issued before the math
+// on the current ones, and the memory system never waits for a warp to finish computing. Weights
+// are read with a streaming hint (used once). The activations come in the split Q8_1 layout: a
+// block's 32 codes are two 16-byte loads (in ggml's 36-byte blocks they would be nine 4-byte
+// loads touching 32 sectors per warp instruction), served by L1 since every warp reads the same
+// few kilobytes; with two rows per warp each activation block serves both. One warp reduction
+// per output at the end.
 // PDL: launched as a programmatic dependent of the activation quantizer (07), the kernel issues
 // its first weight loads, which do not depend on the quantizer, before waiting for it.
-// Limit: at M = 1 this is a memory roofline; as M grows, each block costs M x kRows x (8 DP4A +
+// Limit: at M = 1 this is a memory roofline; as M grows, each block costs M x rows x (8 DP4A +
 // 3 FP32) plus M activation loads per 16 bytes of weights, and instructions start to compete with
 // the memory stream (compare M = 1 and M = 4 in the output).
 #pragma once
@@ -24,56 +26,63 @@
 #include "../w4a8_layout.cuh"
 
 namespace gemv_dp4a {
-constexpr int kWarps = 8;    // warps per CTA
-constexpr int kRows = 2;     // weight rows per warp
-constexpr int kUnroll = 4;   // K-blocks per lane loaded ahead of use
+constexpr int kWarps = 8;           // warps per CTA
+constexpr int kBlocksInFlight = 4;  // 16-byte weight loads per lane per pipeline stage (all rows)
 constexpr int kMaxTokens = 8;
+// One weight row per warp for a single token (twice the warps, for more loads in flight); two
+// for several tokens, so that each activation block a lane loads serves two rows.
+template <int TOKENS> constexpr int kRowsPerWarp = TOKENS == 1 ? 1 : 2;
+// Registers per thread capped so that every CTA of N = 4096 fits on the GPU at once (one wave).
+template <int TOKENS> constexpr int kMinCtasPerSm = TOKENS == 1 ? 4 : 2;
 }  // namespace gemv_dp4a
 
-// kUnroll blocks (base, base + 32, ...) of each of the warp's rows: nibbles and scales.
+// One pipeline stage: UNROLL blocks (base, base + 32, ...) of each of the warp's ROWS rows.
+template <int ROWS, int UNROLL>
 struct GemvWeights {
-    uint4 q[gemv_dp4a::kUnroll][gemv_dp4a::kRows];
-    float d[gemv_dp4a::kUnroll][gemv_dp4a::kRows];
-};
+    uint4 q[UNROLL][ROWS];
+    float d[UNROLL][ROWS];
 
-__device__ __forceinline__ void load_gemv_weights(const uint4* const* wq, const ggml_half* const* wd, int base,
-                                                  int nblocks, GemvWeights& w) {
-    using namespace gemv_dp4a;
+    __device__ __forceinline__ void load(const uint4* const* wq, const ggml_half* const* wd, int base, int nblocks) {
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-        const int b = base + 32 * u;
+        for (int u = 0; u < UNROLL; ++u) {
+            const int b = base + 32 * u;
 #pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-            w.q[u][r] = b < nblocks ? __ldcs(wq[r] + b) : make_uint4(0, 0, 0, 0);
-            w.d[u][r] = b < nblocks ? half_bits_to_float(wd[r][b]) : 0.f;
+            for (int r = 0; r < ROWS; ++r) {
+                q[u][r] = b < nblocks ? __ldcs(wq[r] + b) : make_uint4(0, 0, 0, 0);
+                d[u][r] = b < nblocks ? half_bits_to_float(wd[r][b]) : 0.f;
+            }
         }
     }
-}
+};
 
 template <int TOKENS, bool PDL>
-__global__ void __launch_bounds__(gemv_dp4a::kWarps * 32) w4a8_gemv_dp4a(W4A8Args p) {
+__global__ void __launch_bounds__(gemv_dp4a::kWarps * 32, gemv_dp4a::kMinCtasPerSm<TOKENS>)
+    w4a8_gemv_dp4a(W4A8Args p) {
     using namespace gemv_dp4a;
+    constexpr int ROWS = kRowsPerWarp<TOKENS>, UNROLL = kBlocksInFlight / ROWS;
+    static_assert(kBlocksInFlight % ROWS == 0, "a stage holds whole blocks of every row");
     const int lane = threadIdx.x % 32;
-    const int row0 = (blockIdx.x * kWarps + threadIdx.x / 32) * kRows;
+    const int row0 = (blockIdx.x * kWarps + threadIdx.x / 32) * ROWS;
     const int nblocks = p.K / QK4_0;
-    const uint4* wq[kRows];
-    const ggml_half* wd[kRows];
+    const uint4* wq[ROWS];
+    const ggml_half* wd[ROWS];
 #pragma unroll
-    for (int r = 0; r < kRows; ++r) {  // rows past N repeat the last row; they are never stored
+    for (int r = 0; r < ROWS; ++r) {  // rows past N repeat the last row; they are never stored
         const size_t row = (size_t)min(row0 + r, p.N - 1);
         wq[r] = reinterpret_cast<const uint4*>(p.w_qs) + row * nblocks;
         wd[r] = p.w_d + row * nblocks;
     }
-    GemvWeights w;
-    if (row0 < p.N) load_gemv_weights(wq, wd, lane, nblocks, w);  // independent of the activations
-    if (PDL) wait_for_prerequisite_grids();                       // the quantizer's output is ready now
+    GemvWeights<ROWS, UNROLL> cur, next;
+    if (row0 < p.N) cur.load(wq, wd, lane, nblocks);  // independent of the activations
+    if (PDL) wait_for_prerequisite_grids();            // the quantizer's output is ready from here on
     if (row0 >= p.N) return;  // the whole warp leaves together
 
-    float acc[kRows][TOKENS] = {};
-    for (int base = lane; base < nblocks; base += 32 * kUnroll) {
-        if (base != lane) load_gemv_weights(wq, wd, base, nblocks, w);
+    float acc[ROWS][TOKENS] = {};
+    for (int base = lane; base < nblocks; base += 32 * UNROLL) {
+        // Software pipeline: the next stage's loads are in flight while this stage's math runs.
+        if (base + 32 * UNROLL < nblocks) next.load(wq, wd, base + 32 * UNROLL, nblocks);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
+        for (int u = 0; u < UNROLL; ++u) {
             const int b = base + 32 * u;
             if (b >= nblocks) break;
 #pragma unroll
@@ -84,21 +93,22 @@ __global__ void __launch_bounds__(gemv_dp4a::kWarps * 32) w4a8_gemv_dp4a(W4A8Arg
                 const uint32_t ds_bits = __ldg(p.a_ds + (size_t)t * nblocks + b);
                 const float2 ds = __half22float2(*reinterpret_cast<const __half2*>(&ds_bits));  // (d_a, s)
 #pragma unroll
-                for (int r = 0; r < kRows; ++r) {
-                    const uint32_t words[4] = {w.q[u][r].x, w.q[u][r].y, w.q[u][r].z, w.q[u][r].w};
+                for (int r = 0; r < ROWS; ++r) {
+                    const uint32_t words[4] = {cur.q[u][r].x, cur.q[u][r].y, cur.q[u][r].z, cur.q[u][r].w};
                     int sumi = 0;
 #pragma unroll
                     for (int i = 0; i < 4; ++i) {
                         sumi = dp4a_s8(low_nibbles(words[i]), a_words[i], sumi);
                         sumi = dp4a_s8(high_nibbles(words[i]), a_words[i + 4], sumi);
                     }
-                    acc[r][t] = fmaf(w.d[u][r], fmaf(ds.x, (float)sumi, -8.0f * ds.y), acc[r][t]);
+                    acc[r][t] = fmaf(cur.d[u][r], fmaf(ds.x, (float)sumi, -8.0f * ds.y), acc[r][t]);
                 }
             }
         }
+        cur = next;
     }
 #pragma unroll
-    for (int r = 0; r < kRows; ++r)
+    for (int r = 0; r < ROWS; ++r)
 #pragma unroll
         for (int t = 0; t < TOKENS; ++t) {
             const float sum = warp_reduce_sum(acc[r][t]);
@@ -113,7 +123,7 @@ inline std::string w4a8_gemv_why_not(int64_t M, int64_t) {
 template <int TOKENS, bool PDL>
 inline void launch_gemv_tokens(const W4A8Args& p, cudaStream_t s) {
     using namespace gemv_dp4a;
-    const dim3 grid((unsigned)ceil_div(p.N, kWarps * kRows)), block(kWarps * 32);
+    const dim3 grid((unsigned)ceil_div(p.N, kWarps * kRowsPerWarp<TOKENS>)), block(kWarps * 32);
     if (PDL)
         launch_with_pdl(w4a8_gemv_dp4a<TOKENS, PDL>, grid, block, s, p);
     else

@@ -62,6 +62,12 @@ inline const ResultRow* find_timed_row(const std::vector<ResultRow>& rows, const
     return nullptr;
 }
 
+// A baseline's column header: its name without the "cublas_" that every baseline shares, cut to 7.
+inline std::string baseline_label(const std::string& name) {
+    const std::string prefix = "cublas_";
+    return (name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name).substr(0, 7);
+}
+
 // Prints a case's table. first_kernel is the ladder's start (for "x first"), each baseline a
 // library reference (for "% base": the baseline's time over ours); any may be absent when
 // --kernel filtered it out, and an empty name drops its column. Speed is TFLOPS for
@@ -72,7 +78,7 @@ inline void print_table(const std::vector<ResultRow>& rows, const std::string& f
     const bool show_quant = std::any_of(rows.begin(), rows.end(), [](const ResultRow& r) { return std::isfinite(r.quant_nmse); });
     std::printf("  %-24s %10s %9s %13s %8s %6s", "kernel", "median(ms)", "min(ms)", "speed", "GB/s", "%roof");
     if (!first_kernel.empty()) std::printf(" %8s", ("x " + first_kernel.substr(0, 6)).c_str());
-    for (const auto& b : baselines) std::printf(" %8s", ("%" + b.substr(0, 7)).c_str());
+    for (const auto& b : baselines) std::printf(" %8s", ("%" + baseline_label(b)).c_str());
     std::printf("  %-26s", "error (metric)");
     if (show_quant) std::printf(" %10s", "quant NMSE");
     std::printf(" %s\n", "check");

@@ -18,8 +18,7 @@ add_gpu_test(step1_grid_limit_8400000x1x4 step1_fp32 --m 8400000 --n 1 --k 4)
 foreach(canary skip_last_k_tile skip_one_store store_twice tf32_inputs)
   add_canary_test(step1_canary_${canary} step1_fp32 canary_${canary} --m 37 --n 4100 --k 4100)
 endforeach()
-# TF32's error, relative to sum|aw|, shrinks like 1/sqrt(K): at K = 4100 it is near 1e-5, at
-# K = 256 several times more. The short K makes the canary reject any tolerance up to 1e-5.
+# And at a short K, where TF32's error relative to sum|aw| is largest (it shrinks like 1/sqrt(K)).
 add_canary_test(step1_canary_tf32_inputs_k256 step1_fp32 canary_tf32_inputs --m 37 --n 4100 --k 256)
 
 # compute-sanitizer on awkward shapes: out-of-bounds accesses (memcheck) and shared-memory races.

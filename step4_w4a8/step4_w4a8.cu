@@ -6,7 +6,7 @@
 // stored in each Q8_1 block (common/q4_0_q8_1.h; README.md derives it). The program
 //   1. demonstrates the formula on the CPU: one block, then a whole product, against the FP32
 //      truth, with and without the correction, and with both conventions for s;
-//   2. runs a ladder of kernels (kernels/01..07) on the GPU: naive, shared-memory tiled, DP4A,
+//   2. runs a ladder of kernels (kernels/01..08) on the GPU: naive, shared-memory tiled, DP4A,
 //      16-byte loads, tiled DP4A, and a GEMV for decoding (then overlapped with the quantizer
 //      through PDL), each timed as llama.cpp times its own: activation quantization (step 2's
 //      GPU quantizer) included;
@@ -33,6 +33,7 @@
 #include "kernels/05_dp4a_tiled.cuh"
 #include "kernels/06_gemv_dp4a.cuh"
 #include "kernels/07_gemv_pdl.cuh"
+#include "kernels/08_gemv_async.cuh"
 #include "w4a8_layout.cuh"
 
 // ---------------------------------------------------------------------------------------------
@@ -171,6 +172,8 @@ const std::vector<Step4Kernel> kKernels = {
      {61}, ActivationLayout::Split},
     {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, {90},
      ActivationLayout::Split},
+    {{"gemv_async", "08 cp.async into a shared-memory ring: whole rows in flight, PDL"}, launch_w4a8_gemv_async,
+     w4a8_gemv_why_not, {90}, ActivationLayout::Split},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,

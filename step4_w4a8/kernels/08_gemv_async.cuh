@@ -8,7 +8,8 @@
 // and waits only when it needs them. Each warp owns one weight row and a two-chunk ring in shared
 // memory; while it computes on one chunk, the next is on its way. With 4 warps per CTA and 8 CTAs
 // per SM, about 224 KB per SM can be in flight, three times 07. Scales (2 bytes a block) still come
-// through registers. Launched with PDL like 07: the first copies go out before the quantizer ends.
+// through registers, a chunk's 7 issued together before the wait for the chunk (one by one
+// inside the loop, each cost a memory latency: that first version measured 21 us at M = 1). Launched with PDL like 07: the first copies go out before the quantizer ends.
 // Limit: one row per warp means every activation block is loaded once per row (from L1); at
 // larger M that costs more than 06's two rows per warp.
 #pragma once
@@ -72,6 +73,12 @@ __global__ void __launch_bounds__(gemv_async::kWarps * 32) w4a8_gemv_async(W4A8A
 
     float acc[TOKENS] = {};
     for (int c = 0; c < nchunks; ++c) {
+        float d_w[kChunk];  // the chunk's scales, all 7 loads issued together, before the wait
+#pragma unroll
+        for (int u = 0; u < kChunk; ++u) {
+            const int b = c * 32 * kChunk + u * 32 + lane;
+            d_w[u] = b < nblocks ? half_bits_to_float(wd[b]) : 0.f;
+        }
         wait_copies<kStages - 1>();  // chunk c has landed (chunk c+1 may still be in flight)
         __syncwarp();
 #pragma unroll
@@ -80,7 +87,6 @@ __global__ void __launch_bounds__(gemv_async::kWarps * 32) w4a8_gemv_async(W4A8A
             if (b >= nblocks) break;
             const uint4 w = ring[warp][c % kStages][u][lane];
             const uint32_t words[4] = {w.x, w.y, w.z, w.w};
-            const float d_w = half_bits_to_float(wd[b]);
 #pragma unroll
             for (int t = 0; t < TOKENS; ++t) {
                 const uint4* aq = reinterpret_cast<const uint4*>(p.a_qs + ((size_t)t * nblocks + b) * QK8_1);
@@ -94,7 +100,7 @@ __global__ void __launch_bounds__(gemv_async::kWarps * 32) w4a8_gemv_async(W4A8A
                     sumi = dp4a_s8(low_nibbles(words[i]), a_words[i], sumi);
                     sumi = dp4a_s8(high_nibbles(words[i]), a_words[i + 4], sumi);
                 }
-                acc[t] = fmaf(d_w, fmaf(ds.x, (float)sumi, -8.0f * ds.y), acc[t]);
+                acc[t] = fmaf(d_w[u], fmaf(ds.x, (float)sumi, -8.0f * ds.y), acc[t]);
             }
         }
         __syncwarp();        // every lane is done with this stage before it is refilled

@@ -1,5 +1,5 @@
 // 08 GEMV with asynchronous copies (sm_80 cp.async, launched with PDL on sm_90): bytes in flight
-// without registers.
+// without registers. An experiment that did not pay, kept because its numbers teach.
 //
 // Idea: 06/07 keep their loads in flight in registers, and registers are what limits them: at
 // 64 per thread, only a quarter hold weights on their way, about 64 KB per SM, and a row of
@@ -7,11 +7,14 @@
 // memory without passing through a register: a lane issues the copies of kChunk blocks at once
 // and waits only when it needs them. Each warp owns one weight row and a two-chunk ring in shared
 // memory; while it computes on one chunk, the next is on its way. With 4 warps per CTA and 8 CTAs
-// per SM, about 224 KB per SM can be in flight, three times 07. Scales (2 bytes a block) still come
-// through registers, a chunk's 7 issued together before the wait for the chunk (one by one
-// inside the loop, each cost a memory latency: that first version measured 21 us at M = 1). Launched with PDL like 07: the first copies go out before the quantizer ends.
-// Limit: one row per warp means every activation block is loaded once per row (from L1); at
-// larger M that costs more than 06's two rows per warp.
+// per SM, about 224 KB per SM can be in flight, three times 07. Scales (2 bytes a block) still
+// come through registers, a chunk's 7 issued together before the wait for the chunk (one by one
+// inside the loop, each cost a memory latency: that first version measured 21 us at M = 1).
+// Launched with PDL like 07: the first copies go out before the quantizer ends.
+// Measured: slower than 07 on the H200 at M = 1 and M = 4 (the table shows by how much): the
+// extra bytes in flight did not become bandwidth. Why is not established yet; the next step is
+// a profile (achieved occupancy and shared-memory carveout, stall reasons, DRAM throughput over
+// time) rather than a guess. One row per warp also loads every activation block once per row.
 #pragma once
 
 #include "../../common/launch.h"

@@ -9,7 +9,7 @@
 // memory; while it computes on one chunk, the next is on its way. With 4 warps per CTA and 8 CTAs
 // per SM, about 224 KB per SM can be in flight, three times 07. Scales (2 bytes a block) still
 // come through registers, a chunk's 7 issued together before the wait for the chunk (one by one
-// inside the loop, each cost a memory latency: that first version measured 21 us at M = 1).
+// inside the loop, each cost a memory latency, and that first version was slower still).
 // Launched with PDL like 07: the first copies go out before the quantizer ends.
 // Measured: slower than 07 on the H200 at M = 1 and M = 4 (the table shows by how much): the
 // extra bytes in flight did not become bandwidth. Why is not established yet; the next step is

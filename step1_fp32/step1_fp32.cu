@@ -9,9 +9,8 @@
 // Look for:        the "x naive" column (what each idea bought), "%cublas" (how close the ladder
 //                  gets), and on the M = 1 cases GB/s against the measured HBM bandwidth: there
 //                  the roofline is memory, not arithmetic.
-#include <cublas_v2.h>
-
 #include "../common/common.cuh"
+#include "../common/cublas_baseline.cuh"
 #include "../common/reference_gemm.h"
 
 #include "kernels/01_naive.cuh"
@@ -108,13 +107,6 @@ const std::vector<Step1Kernel> kKernels = {
      launch_gemm_canary<Canary::Tf32Inputs>, any_shape},
 };
 
-// C = A * W^T through cuBLAS. cuBLAS is column-major: our row-major C[M,N] is its C^T[N,M], and
-// C^T = W * A^T, where W (row-major [N,K]) is its column-major [K,N] with op T, and A its [K,M].
-void cublas_gemm(cublasHandle_t handle, const GemmBuffers& b) {
-    const float one = 1.f, zero = 0.f;
-    CUBLAS_CHECK(cublasSgemm(handle, CUBLAS_OP_T, CUBLAS_OP_N, b.N, b.M, b.K, &one, b.W, b.K, b.A, b.K, &zero, b.C, b.N));
-}
-
 // ---------------------------------------------------------------------------------------------
 // One case: data, reference, every selected kernel, the table
 // ---------------------------------------------------------------------------------------------
@@ -163,7 +155,10 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
                 launch(b.A, b.W, b.C, b.M, b.N, b.K, gpu.stream);
             };
         } else {
-            run.launch = [&](int i) { cublas_gemm(cublas, buffers(i)); };
+            run.launch = [&](int i) {
+                const GemmBuffers b = buffers(i);
+                cublas_sgemm_rowmajor(cublas, b.A, b.W, b.C, b.M, b.N, b.K);
+            };
         }
         run.poison_output = [&](uint8_t pattern) { poison(dC.get(), dC.bytes(), pattern, gpu.stream); };
         run.check = [&, name = k.info.name] {
@@ -193,12 +188,7 @@ int main(int argc, char** argv) {
     print_gpu_header(gpu);
     print_timing_method(opt.check_only, opt.warmup, opt.iters);
 
-    cublasHandle_t cublas;
-    CUBLAS_CHECK(cublasCreate(&cublas));
-    CUBLAS_CHECK(cublasSetStream(cublas, gpu.stream));
-    // Default math: SGEMM stays true FP32. CUBLAS_TF32_TENSOR_OP_MATH would round the inputs to
-    // TF32, which the check rejects (canary_tf32_inputs shows by how much).
-    CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));
+    cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
     std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
     bool all_pass = true;

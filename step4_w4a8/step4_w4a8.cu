@@ -18,9 +18,8 @@
 // Build and run:   make step4          (or: build/step4_w4a8 [--m M --n N --k K] [--kernel NAME])
 // Look for:        what the correction is worth in part 1; "x naive" down the ladder at M=512;
 //                  the GEMV's GB/s against the HBM roofline at M=1 and M=4.
-#include <cublas_v2.h>
-
 #include "../common/common.cuh"
+#include "../common/cublas_baseline.cuh"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/q4_0_q8_1.h"
@@ -284,11 +283,7 @@ double nmse_against(const std::vector<float>& got, const std::vector<double>& tr
     return err / ref;
 }
 
-// C^T[N,M] = W[N,K] · A[M,K]^T in cuBLAS's column-major terms (step 1 explains the transposes).
-void cublas_sgemm_run(cublasHandle_t h, const float* A, const float* W, float* C, int M, int N, int K) {
-    const float one = 1.f, zero = 0.f;
-    CUBLAS_CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, K, A, K, &zero, C, N));
-}
+// The raw integer product on int8 tensor cores, row-major as in common/cublas_baseline.cuh.
 cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* W, int32_t* C, int M, int N, int K) {
     const int32_t one = 1, zero = 0;
     return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, CUDA_R_8I, K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I,
@@ -403,7 +398,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const C
         KernelRun run;
         run.name = kCublasSgemm.name;
         run.launch = [&](int i) {
-            cublas_sgemm_run(cublas, d.a_f32_copy(i), d.w_f32_copy(i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
+            cublas_sgemm_rowmajor(cublas, d.a_f32_copy(i), d.w_f32_copy(i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
         };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
         run.check = [&] {
@@ -460,10 +455,7 @@ int main(int argc, char** argv) {
     }
     print_gpu_header(gpu);
     print_timing_method(opt.check_only, opt.warmup, opt.iters);
-    cublasHandle_t cublas;
-    CUBLAS_CHECK(cublasCreate(&cublas));
-    CUBLAS_CHECK(cublasSetStream(cublas, gpu.stream));
-    CUBLAS_CHECK(cublasSetMathMode(cublas, CUBLAS_DEFAULT_MATH));  // SGEMM stays FP32 (no TF32)
+    cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
     const std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
     bool all_pass = true;

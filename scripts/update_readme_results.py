@@ -73,7 +73,7 @@ def main() -> int:
             step = match.group(2)
             if step not in logs:
                 return match.group(0)
-            body = f"Printed by `build/{step}` ({info}), via `scripts/build_and_test.sh`:\n\n```\n{logs[step]}\n```\n"
+            body = f"Printed by `build/{step}` ({info}):\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 
         new = pattern.sub(fill, text)

@@ -60,6 +60,17 @@ struct Options {
     }
 };
 
+// A problem size, with the name its table is printed under.
+struct GemmCase {
+    std::string name;
+    int64_t M, N, K;
+};
+
+// What a step runs: its lesson cases, or the one shape given on the command line.
+inline std::vector<GemmCase> cases_to_run(const Options& o, const std::vector<GemmCase>& lesson) {
+    return o.has_shape ? std::vector<GemmCase>{{"custom", o.m, o.n, o.k}} : lesson;
+}
+
 // A mode that uses only some flags (step 2's file tool): any other flag given is an error.
 inline void reject_flags_except(const Options& o, const std::vector<std::string>& allowed, const char* mode) {
     for (const auto& flag : o.given)

@@ -33,12 +33,7 @@ using PipelinedTileShape = WarpTileConfig<128, 128, 16, 4, 2>; // 08
 // The cases and the kernels
 // ---------------------------------------------------------------------------------------------
 
-struct Case {
-    std::string name;
-    int64_t M, N, K;
-};
-
-const std::vector<Case> kLessonCases = {
+const std::vector<GemmCase> kLessonCases = {
     {"single token N=K=4096", 1, 4096, 4096},
     {"single token LLaMA FFN K=14336", 1, 4096, 14336},
     {"prompt of 512 tokens N=K=4096", 512, 4096, 4096},
@@ -57,16 +52,16 @@ using GemmLauncher = void (*)(const float*, const float*, float*, int, int, int,
 struct Step1Kernel {
     KernelInfo info;
     GemmLauncher launch;                              // nullptr for cuBLAS, which needs its handle
-    std::function<std::string(const Case&)> why_not;  // "" when it can run the case, else the reason
+    std::function<std::string(const GemmCase&)> why_not;  // "" when it can run the case, else the reason
 };
 
 // The reasons a kernel cannot run a case; each shows as a SKIP row.
-std::string any_shape(const Case&) { return ""; }
-std::string needs_gemv(const Case& c) { return c.M == 1 ? "" : "GEMV: needs M = 1"; }
-std::string needs_k_multiple_of_4(const Case& c) { return c.K % 4 == 0 ? "" : "float4 loads: needs K % 4 == 0"; }
+std::string any_shape(const GemmCase&) { return ""; }
+std::string needs_gemv(const GemmCase& c) { return c.M == 1 ? "" : "GEMV: needs M = 1"; }
+std::string needs_k_multiple_of_4(const GemmCase& c) { return c.K % 4 == 0 ? "" : "float4 loads: needs K % 4 == 0"; }
 std::string grid_y_tiles(int64_t extent, int tile) { return grid_limit_reason('y', ceil_div(extent, tile)); }
-std::string float4_tiles(const Case& c, int bm) { return first_reason({needs_k_multiple_of_4(c), grid_y_tiles(c.M, bm)}); }
-std::string gemv_float4(const Case& c) { return first_reason({needs_gemv(c), needs_k_multiple_of_4(c)}); }
+std::string float4_tiles(const GemmCase& c, int bm) { return first_reason({needs_k_multiple_of_4(c), grid_y_tiles(c.M, bm)}); }
+std::string gemv_float4(const GemmCase& c) { return first_reason({needs_gemv(c), needs_k_multiple_of_4(c)}); }
 
 // The GEMV kernels take the GEMM signature so one table drives them all (M is 1 for them).
 void launch_gemv_warp_rows_gemm(const float* A, const float* W, float* C, int, int N, int K, cudaStream_t s) {
@@ -80,20 +75,20 @@ const char* const kCublasName = "cublas_sgemm";
 
 const std::vector<Step1Kernel> kKernels = {
     {{"naive", "01 one thread per output, straight from global memory"}, launch_gemm_naive,
-     [](const Case& c) { return grid_y_tiles(c.N, kNaiveBlock); }},
+     [](const GemmCase& c) { return grid_y_tiles(c.N, kNaiveBlock); }},
     {{"coalesced", "02 one warp per output, lanes along K: coalesced loads, no reuse"}, launch_gemm_coalesced, any_shape},
     {{"smem_tiling", "03 32x32 tiles staged in shared memory"}, launch_gemm_smem_tiling,
-     [](const Case& c) { return grid_y_tiles(c.M, kTile); }},
+     [](const GemmCase& c) { return grid_y_tiles(c.M, kTile); }},
     {{"blocktile_1d", "04 each thread computes 8 outputs of a column"}, launch_gemm_blocktile_1d,
-     [](const Case& c) { return grid_y_tiles(c.M, blocktile_1d::BM); }},
+     [](const GemmCase& c) { return grid_y_tiles(c.M, blocktile_1d::BM); }},
     {{"blocktile_2d", "05 each thread computes an 8x8 patch (outer products)"}, launch_gemm_blocktile_2d,
-     [](const Case& c) { return grid_y_tiles(c.M, blocktile_2d::BM); }},
+     [](const GemmCase& c) { return grid_y_tiles(c.M, blocktile_2d::BM); }},
     {{"vectorized", "06 float4 loads from global and shared memory"}, launch_gemm_vectorized,
-     [](const Case& c) { return float4_tiles(c, vectorized::BM); }},
+     [](const GemmCase& c) { return float4_tiles(c, vectorized::BM); }},
     {{"warptiling", "07 warp-level sub-tiles, 4x8 lane grid"}, launch_gemm_warptiling<WarpTileShape>,
-     [](const Case& c) { return float4_tiles(c, WarpTileShape::BM); }},
+     [](const GemmCase& c) { return float4_tiles(c, WarpTileShape::BM); }},
     {{"double_buffered", "08 next tile loads overlap this tile's math, BK=16"},
-     launch_gemm_double_buffered<PipelinedTileShape>, [](const Case& c) { return float4_tiles(c, PipelinedTileShape::BM); }},
+     launch_gemm_double_buffered<PipelinedTileShape>, [](const GemmCase& c) { return float4_tiles(c, PipelinedTileShape::BM); }},
     {{"gemv_warp_rows", "09 M=1: warp per 2 rows, float4 streaming loads"}, launch_gemv_warp_rows_gemm, gemv_float4},
     {{"gemv_split_k", "10 M=1: warps per row chosen to fill the GPU (small N)"}, launch_gemv_split_k_gemm, gemv_float4},
     {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, nullptr, any_shape},
@@ -102,7 +97,7 @@ const std::vector<Step1Kernel> kKernels = {
     {{"canary_skip_one_store", "never writes C[M-1][N-1]", KernelRole::Canary}, launch_gemm_canary<Canary::SkipOneStore>,
      any_shape},
     {{"canary_store_twice", "writes C[M-1][N-2]'s value into C[M-1][N-1] too", KernelRole::Canary},
-     launch_gemm_canary<Canary::StoreTwice>, [](const Case& c) { return c.N >= 2 ? "" : "needs N >= 2"; }},
+     launch_gemm_canary<Canary::StoreTwice>, [](const GemmCase& c) { return c.N >= 2 ? "" : "needs N >= 2"; }},
     {{"canary_tf32_inputs", "rounds A and W to TF32 before multiplying", KernelRole::Canary},
      launch_gemm_canary<Canary::Tf32Inputs>, any_shape},
 };
@@ -118,7 +113,7 @@ const std::vector<Step1Kernel> kKernels = {
 constexpr double kFp32Tolerance = 3e-6;
 const char* const kErrorMetric = "err/sum|aw|";
 
-bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const Case& c) {
+bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     const size_t a_elems = c.M * c.K, w_elems = c.N * c.K, c_elems = c.M * c.N;
     const L2Rotation rot = plan_l2_rotation(gpu, (a_elems + w_elems) * sizeof(float), !opt.check_only);
@@ -190,9 +185,8 @@ int main(int argc, char** argv) {
 
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
-    std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
     bool all_pass = true;
-    for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
+    for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
 
     CUBLAS_CHECK(cublasDestroy(cublas));
     std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");

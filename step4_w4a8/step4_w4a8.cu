@@ -133,12 +133,7 @@ void demonstrate_compensation(uint64_t seed) {
 // Part 2: the kernels
 // ---------------------------------------------------------------------------------------------
 
-struct Case {
-    std::string name;
-    int64_t M, N, K;
-};
-
-const std::vector<Case> kLessonCases = {
+const std::vector<GemmCase> kLessonCases = {
     {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336},
     {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336},
     {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096},
@@ -290,7 +285,7 @@ cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* 
                         N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
 }
 
-bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const Case& c) {
+bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     const int64_t nb_a = c.M * c.K / QK8_1, nb_w = c.N * c.K / QK4_0;
     // Cold L2: a W4A8 run reads the Q4_0 weights and the FP32 activations (it quantizes them itself).
@@ -457,9 +452,8 @@ int main(int argc, char** argv) {
     print_timing_method(opt.check_only, opt.warmup, opt.iters);
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
-    const std::vector<Case> cases = opt.has_shape ? std::vector<Case>{{"custom", opt.m, opt.n, opt.k}} : kLessonCases;
     bool all_pass = true;
-    for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
+    for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
     CUBLAS_CHECK(cublasDestroy(cublas));
     std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
     return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 struct Tolerance {
     double rtol = 0;
@@ -25,6 +26,18 @@ struct CheckResult {
     double max_scaled_err = 0;  // max of |got - ref| / scale (or / 1)
     double nmse = 0;            // sum (got - ref)^2 / sum ref^2 over finite references
 };
+
+// Normalized mean squared error of got against ref: sum (got - ref)^2 / sum ref^2, in double.
+template <class Got, class Ref>
+inline double nmse(const std::vector<Got>& got, const std::vector<Ref>& ref) {
+    double err = 0, sum2 = 0;
+    for (size_t i = 0; i < ref.size(); ++i) {
+        const double e = (double)got[i] - (double)ref[i];
+        err += e * e;
+        sum2 += (double)ref[i] * (double)ref[i];
+    }
+    return err / sum2;
+}
 
 inline CheckResult check_close(const char* what, const float* got, const double* ref, size_t n, Tolerance tol,
                                size_t row_len = 0, int max_print = 5) {

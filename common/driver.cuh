@@ -38,6 +38,18 @@ struct KernelRun {
     enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
 };
 
+// What every step prints before its cases: the GPU, its peaks and bandwidth, how timing is done.
+inline void print_run_header(const Gpu& gpu, const Options& opt) {
+    print_gpu_header(gpu);
+    print_timing_method(opt.check_only, opt.warmup, opt.iters);
+}
+
+// The last line of every step's run, and its exit code.
+inline int finish_run(bool all_pass) {
+    std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
+    return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+}
+
 inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const KernelRun& k, const Workload& w) {
     ResultRow row;
     row.kernel = k.name;

@@ -180,8 +180,7 @@ int main(int argc, char** argv) {
         std::printf("SKIP step1_fp32: no usable CUDA device; the options were valid, no kernel ran\n");
         return EXIT_NO_GPU;
     }
-    print_gpu_header(gpu);
-    print_timing_method(opt.check_only, opt.warmup, opt.iters);
+    print_run_header(gpu, opt);
 
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
@@ -189,6 +188,5 @@ int main(int argc, char** argv) {
     for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
 
     CUBLAS_CHECK(cublasDestroy(cublas));
-    std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
-    return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+    return finish_run(all_pass);
 }

@@ -59,15 +59,6 @@ std::vector<float> dequantize_cpu(const QuantizedTensor& q) {
     return y;
 }
 
-double nmse(const std::vector<float>& x, const std::vector<float>& y) {
-    double err = 0, ref = 0;
-    for (size_t i = 0; i < x.size(); ++i) {
-        err += ((double)x[i] - y[i]) * ((double)x[i] - y[i]);
-        ref += (double)x[i] * x[i];
-    }
-    return err / ref;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Part 1: the CPU reference against ggml's own output
 // ---------------------------------------------------------------------------------------------
@@ -173,7 +164,7 @@ void print_error_study(uint64_t seed) {
         const double bits = block_bytes(f) * 8.0 / 32.0;
         std::printf("  %-6s %10.2f %9.2fx %9.2fx", format_name(f), bits, 32.0 / bits, 16.0 / bits);
         for (const auto& d : dists)
-            std::printf("  %14.3e", nmse(d.data, dequantize_cpu(quantize_cpu(d.data.data(), kValues, f))));
+            std::printf("  %14.3e", nmse(dequantize_cpu(quantize_cpu(d.data.data(), kValues, f)), d.data));
         std::printf("\n");
     }
     std::printf("  (%lld values each; NMSE = sum (x - deq(q(x)))^2 / sum x^2; Q8_1 holds Q8_0's values plus s)\n",
@@ -387,7 +378,7 @@ int run_quantize_file(const Options& opt) {
     const QuantizedTensor q = quantize_cpu(x.data(), (int64_t)x.size(), f, parse_sum_mode(opt));
     if (!write_file(out, q.bytes.data(), q.bytes.size())) usage_error("cannot write '%s'", out.c_str());
     std::printf("quantized %zu values into %zu %s blocks (%zu bytes, %.2f bits/value); NMSE of the round trip %.3e\n",
-                x.size(), x.size() / 32, format_name(f), q.bytes.size(), block_bytes(f) * 8.0 / 32, nmse(x, dequantize_cpu(q)));
+                x.size(), x.size() / 32, format_name(f), q.bytes.size(), block_bytes(f) * 8.0 / 32, nmse(dequantize_cpu(q), x));
     return EXIT_ALL_PASSED;
 }
 
@@ -454,11 +445,9 @@ int main(int argc, char** argv) {
         std::printf("SKIP GPU quantizers: no usable CUDA device (the CPU parts above %s)\n", ok ? "passed" : "FAILED");
         return ok ? EXIT_NO_GPU : EXIT_CHECK_FAILED;
     }
-    print_gpu_header(gpu);
-    print_timing_method(opt.check_only, opt.warmup, opt.iters);
+    print_run_header(gpu, opt);
     ok = check_golden_gpu(gpu, opt) && ok;
     const int64_t rows = opt.has_shape ? opt.n : 4096, k = opt.has_shape ? opt.k : 14336;
     ok = run_gpu_tensor_case(gpu, opt, rows, k) && ok;
-    std::printf("\n%s\n", ok ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
-    return ok ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+    return finish_run(ok);
 }

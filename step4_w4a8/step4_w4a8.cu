@@ -152,8 +152,6 @@ struct Step4Kernel {
     ActivationLayout layout = ActivationLayout::Blocks;
 };
 
-std::string any_shape(int64_t, int64_t) { return ""; }
-
 const std::vector<Step4Kernel> kKernels = {
     {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}},
     {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, w4a8_smem_tiled_why_not, {}},
@@ -269,15 +267,6 @@ QuantizedReference quantized_reference(const std::vector<block_q4_0>& w, const s
     return r;
 }
 
-double nmse_against(const std::vector<float>& got, const std::vector<double>& truth) {
-    double err = 0, ref = 0;
-    for (size_t i = 0; i < got.size(); ++i) {
-        err += (got[i] - truth[i]) * (got[i] - truth[i]);
-        ref += truth[i] * truth[i];
-    }
-    return err / ref;
-}
-
 // The raw integer product on int8 tensor cores, row-major as in common/cublas_baseline.cuh.
 cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* W, int32_t* C, int M, int N, int K) {
     const int32_t one = 1, zero = 0;
@@ -368,7 +357,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
             return check_close(name.c_str(), got.data(), qref.compensated.data(), got.size(),
                                Tolerance{0.0, kKernelTolerance, truth.abs_sum.data()}, c.N);
         };
-        run.quantization_nmse = [&] { return nmse_against(download_rows(), truth.c); };
+        run.quantization_nmse = [&] { return nmse(download_rows(), truth.c); };
         run.error_metric = "err/sum|aw|";
         rows.push_back(evaluate_kernel(gpu, opt, run, w4a8_work));
     }
@@ -448,13 +437,11 @@ int main(int argc, char** argv) {
         std::printf("SKIP step4_w4a8: no usable CUDA device; part 1 ran, no kernel did\n");
         return EXIT_NO_GPU;
     }
-    print_gpu_header(gpu);
-    print_timing_method(opt.check_only, opt.warmup, opt.iters);
+    print_run_header(gpu, opt);
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
     bool all_pass = true;
     for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
     CUBLAS_CHECK(cublasDestroy(cublas));
-    std::printf("\n%s\n", all_pass ? "ALL CHECKS PASSED" : "SOME CHECKS FAILED");
-    return all_pass ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+    return finish_run(all_pass);
 }

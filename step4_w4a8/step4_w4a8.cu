@@ -186,11 +186,11 @@ constexpr double kKernelTolerance = 3e-6;
 struct DeviceProblem {
     int copies = 1;
     int64_t M, N, K, nblocks_a, nblocks_w;
-    DeviceBuffer<float> a_f32, w_f32;  // unquantized, for the pre-pass and cuBLAS SGEMM
+    DeviceBuffer<float> a_f32, w_f32;  // unquantized, for the pre-pass and cuBLAS SGEMM (w_f32 only if it runs)
     DeviceBuffer<block_q4_0> w_blocks;
     DeviceBuffer<uint8_t> w_qs;
     DeviceBuffer<ggml_half> w_d;
-    DeviceBuffer<int8_t> a_i8, w_i8;   // the codes as plain int8 matrices, for cuBLAS int8
+    DeviceBuffer<int8_t> a_i8, w_i8;   // the codes as plain int8 matrices, for cuBLAS int8 (only if it runs)
     DeviceBuffer<block_q8_1> a_q8;
     DeviceBuffer<int8_t> a_qs;         // the same, split layout
     DeviceBuffer<uint32_t> a_ds;
@@ -280,7 +280,10 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     // Cold L2: a W4A8 run reads the Q4_0 weights and the FP32 activations (it quantizes them itself).
     const size_t w4a8_bytes = nb_w * sizeof(block_q4_0) + c.M * c.K * sizeof(float);
     const L2Rotation rot = plan_l2_rotation(gpu, w4a8_bytes, !opt.check_only);
-    const size_t per_copy = (c.M + c.N) * c.K * (sizeof(float) + 1) + 2 * nb_w * sizeof(block_q4_0);
+    // The baselines' own inputs (FP32 weights, int8 codes) are built only when they run.
+    const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8);
+    const size_t per_copy = c.M * c.K * sizeof(float) + 2 * nb_w * sizeof(block_q4_0) +
+                            (run_sgemm ? c.N * c.K * sizeof(float) : 0) + (run_int8 ? (c.M + c.N) * c.K : 0);
     require_device_memory(gpu, rot.copies * per_copy + nb_a * sizeof(block_q8_1) + c.M * c.N * 8);
 
     std::vector<float> A(c.M * c.K), W(c.N * c.K);
@@ -294,24 +297,28 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     d.copies = rot.copies;
     d.M = c.M, d.N = c.N, d.K = c.K, d.nblocks_a = nb_a, d.nblocks_w = nb_w;
     d.a_f32 = DeviceBuffer<float>(rot.copies * c.M * c.K);
-    d.w_f32 = DeviceBuffer<float>(rot.copies * c.N * c.K);
     d.w_blocks = DeviceBuffer<block_q4_0>(rot.copies * nb_w);
     d.w_qs = DeviceBuffer<uint8_t>(rot.copies * nb_w * 16);
     d.w_d = DeviceBuffer<ggml_half>(rot.copies * nb_w);
-    d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
-    d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
     d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
     d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
     d.a_ds = DeviceBuffer<uint32_t>(nb_a);
     d.c = DeviceBuffer<float>(c.M * c.N);
     d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
     upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
-    upload_copies(d.w_f32, W.data(), W.size(), rot.copies);
     upload_copies(d.w_blocks, Wq.data(), Wq.size(), rot.copies);
     upload_copies(d.w_qs, Wr.qs.data(), Wr.qs.size(), rot.copies);
     upload_copies(d.w_d, Wr.d.data(), Wr.d.size(), rot.copies);
-    upload_copies(d.a_i8, q8_1_codes(Aq).data(), (size_t)(c.M * c.K), rot.copies);
-    upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
+    if (run_sgemm) {
+        d.w_f32 = DeviceBuffer<float>(rot.copies * c.N * c.K);
+        upload_copies(d.w_f32, W.data(), W.size(), rot.copies);
+    }
+    if (run_int8) {
+        d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
+        d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
+        upload_copies(d.a_i8, q8_1_codes(Aq).data(), (size_t)(c.M * c.K), rot.copies);
+        upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
+    }
 
     // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks or
     // in the split layout. Its bytes must be the CPU's, or the kernels would be checked against
@@ -378,7 +385,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         run.report = KernelRun::Report::BadCount;
         rows.push_back(evaluate_kernel(gpu, opt, run, Workload{0.0, c.M * c.K * 4.0 + (double)a_bytes}));
     }
-    if (opt.wants(kCublasSgemm)) {
+    if (run_sgemm) {
         KernelRun run;
         run.name = kCublasSgemm.name;
         run.launch = [&](int i) {
@@ -393,7 +400,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         run.error_metric = "err/sum|aw|";
         rows.push_back(evaluate_kernel(gpu, opt, run, Workload{2.0 * c.M * c.N * c.K, 4.0 * (c.M * c.K + c.N * c.K + c.M * c.N)}));
     }
-    if (opt.wants(kCublasInt8)) {
+    if (run_int8) {
         KernelRun run;
         run.name = kCublasInt8.name;
         run.pipe = Pipe::Int8Tensor;

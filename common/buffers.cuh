@@ -92,5 +92,13 @@ inline void print_l2_rotation(const L2Rotation& r, const Gpu& gpu) {
                 r.cold ? "cold L2, inputs come from HBM" : "WARM L2, the inputs are too small to evict it (< 3x L2)");
 }
 
+// Uploads `count` host elements into copy 0 of dst, then fills the other copies on the device.
+template <class T>
+void upload_copies(DeviceBuffer<T>& dst, const T* host, size_t count, int copies) {
+    CUDA_CHECK(cudaMemcpy(dst.get(), host, count * sizeof(T), cudaMemcpyHostToDevice));
+    for (int i = 1; i < copies; ++i)
+        CUDA_CHECK(cudaMemcpy(dst.get() + i * count, dst.get(), count * sizeof(T), cudaMemcpyDeviceToDevice));
+}
+
 // The L2 column of the CSV: how the case was timed.
 inline const char* l2_state(const L2Rotation& r, bool check_only) { return check_only ? "-" : r.cold ? "cold" : "warm"; }

@@ -64,6 +64,7 @@ struct Gpu {
     int sms = 0;
     double clock_ghz = 0;          // peak SM clock reported by the driver
     size_t l2_bytes = 0;
+    size_t smem_per_block_optin = 0;  // the most shared memory one CTA may ask for
     size_t free_bytes = 0;
     double hbm_gbs = NAN;          // measured: streaming read of a 1 GiB buffer (NaN: not measured)
     cudaStream_t stream = nullptr;
@@ -169,6 +170,7 @@ inline Gpu open_gpu(bool measure_bandwidth) {
     gpu.sms = prop.multiProcessorCount;
     gpu.clock_ghz = clock_khz * 1e-6;
     gpu.l2_bytes = prop.l2CacheSize;
+    gpu.smem_per_block_optin = prop.sharedMemPerBlockOptin;
     size_t total = 0;
     CUDA_CHECK(cudaMemGetInfo(&gpu.free_bytes, &total));
     CUDA_CHECK(cudaStreamCreateWithFlags(&gpu.stream, cudaStreamNonBlocking));

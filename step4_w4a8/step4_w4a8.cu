@@ -39,12 +39,6 @@
 // Quantizing whole matrices on the CPU, rows in parallel
 // ---------------------------------------------------------------------------------------------
 
-std::vector<block_q4_0> quantize_rows_q4_0(const std::vector<float>& x, int64_t rows, int64_t k) {
-    std::vector<block_q4_0> q((size_t)(rows * k / QK4_0));
-    parallel_for(rows, [&](int64_t r) { quantize_row_q4_0_ref(&x[r * k], &q[r * k / QK4_0], k); });
-    return q;
-}
-
 std::vector<block_q8_1> quantize_rows_q8_1(const std::vector<float>& x, int64_t rows, int64_t k, Q81Sum sum_mode) {
     std::vector<block_q8_1> q((size_t)(rows * k / QK8_1));
     parallel_for(rows, [&](int64_t r) { quantize_row_q8_1_ref(&x[r * k], &q[r * k / QK8_1], k, sum_mode); });
@@ -207,14 +201,6 @@ struct DeviceProblem {
     const int8_t* a_i8_copy(int i) const { return a_i8.get() + (size_t)(i % copies) * M * K; }
     const int8_t* w_i8_copy(int i) const { return w_i8.get() + (size_t)(i % copies) * N * K; }
 };
-
-// Uploads `host` into copy 0 of dst, then fills the other copies on the device.
-template <class T>
-void upload_copies(DeviceBuffer<T>& dst, const T* host, size_t count, int copies) {
-    CUDA_CHECK(cudaMemcpy(dst.get(), host, count * sizeof(T), cudaMemcpyHostToDevice));
-    for (int i = 1; i < copies; ++i)
-        CUDA_CHECK(cudaMemcpy(dst.get() + i * count, dst.get(), count * sizeof(T), cudaMemcpyDeviceToDevice));
-}
 
 // The Q4_0 codes n - 8 and the Q8_1 codes q as int8 row-major matrices.
 std::vector<int8_t> q4_0_codes(const std::vector<block_q4_0>& blocks) {

@@ -1,16 +1,14 @@
-// w4a8_layout.cuh - what step 4's kernels read and write, and the one offline transformation.
+// w4a8_layout.cuh - what step 4's kernels read and write.
 //
-// Weights come in ggml's Q4_0 blocks: 18 bytes, a 2-byte scale then 16 bytes of nibbles. An
-// array of 18-byte blocks is only 2-byte aligned, so a kernel reading it directly needs eight
-// 2-byte loads per block. Repacked, the same bytes sit in two streams: all the nibbles (16 bytes
-// per block, 16-byte aligned: one load per block) and all the scales. Nothing is requantized; a
-// block's bytes are only moved (and the repack is checked against the original in the tests).
+// Weights come in ggml's Q4_0 blocks, and repacked into two 16-byte aligned streams
+// (common/q4_0_layout.cuh).
 // Activations are quantized on the GPU into ggml's Q8_1 blocks (36 bytes, 4-byte aligned), or,
 // for the GEMV, into the same bytes split in two arrays (codes, then (d, s) pairs) so that a lane
 // can read a block's codes with 16-byte loads (ggml_quants_gpu.cuh, quantize_q8_1_split_gpu).
 #pragma once
 
 #include "../common/ggml_quants.h"
+#include "../common/q4_0_layout.cuh"
 
 #include <cuda_fp16.h>
 
@@ -28,33 +26,6 @@ struct W4A8Args {
     float* c;                    // [M][N]
     int M, N, K;
 };
-
-// The repacked weights on the host: the same bytes, in two streams.
-struct Q4_0Repacked {
-    std::vector<uint8_t> qs;  // nblocks x 16
-    std::vector<ggml_half> d;  // nblocks
-};
-
-inline Q4_0Repacked repack_q4_0(const std::vector<block_q4_0>& blocks) {
-    Q4_0Repacked r{std::vector<uint8_t>(blocks.size() * 16), std::vector<ggml_half>(blocks.size())};
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        std::memcpy(&r.qs[b * 16], blocks[b].qs, 16);
-        r.d[b] = blocks[b].d;
-    }
-    return r;
-}
-
-inline std::vector<block_q4_0> unpack_q4_0(const Q4_0Repacked& r) {
-    std::vector<block_q4_0> blocks(r.d.size());
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        blocks[b].d = r.d[b];
-        std::memcpy(blocks[b].qs, &r.qs[b * 16], 16);
-    }
-    return blocks;
-}
-
-// ggml_half bits to float, on the device (the hardware conversion; exact, like fp16_to_fp32).
-__device__ __forceinline__ float half_bits_to_float(ggml_half h) { return __half2float(__ushort_as_half(h)); }
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.
 __device__ __forceinline__ float2 q8_1_scales(const block_q8_1& a) {

@@ -17,6 +17,7 @@
 // time) rather than a guess. One row per warp also loads every activation block once per row.
 #pragma once
 
+#include "../../common/async_copy.cuh"
 #include "../../common/launch.h"
 #include "../../common/pdl.cuh"
 #include "../../common/q4_0_q8_1.h"
@@ -28,25 +29,6 @@ constexpr int kWarps = 4;   // warps (= weight rows) per CTA
 constexpr int kChunk = 7;   // blocks per lane per copy stage: a warp's stage is 7 x 32 x 16 B = 3.5 KB
 constexpr int kStages = 2;  // chunks in the ring
 }  // namespace gemv_async
-
-__device__ __forceinline__ void copy_16_async(void* smem_dst, const void* global_src) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem_dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(global_src) : "memory");
-#endif
-}
-__device__ __forceinline__ void commit_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;" ::: "memory");
-#endif
-}
-// Waits until at most PENDING committed groups of this thread are still in flight.
-template <int PENDING>
-__device__ __forceinline__ void wait_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
-#endif
-}
 
 template <int TOKENS>
 __global__ void __launch_bounds__(gemv_async::kWarps * 32) w4a8_gemv_async(W4A8Args p) {

@@ -1,0 +1,38 @@
+// mma.cuh - the warp-level tensor-core instructions of steps 3 and 4 (sm_80+ encodings), each
+// a thin wrapper around one PTX instruction. Fragment layouts: PTX ISA, "Matrix Fragments for
+// mma.m16n8k16" (w4a16_formats.h spells out the A layout where it repacks weights into it).
+// Below sm_80 these compile to nothing: kernels that use them are gated at run time.
+#pragma once
+
+#include <cstdint>
+#include <cuda_runtime.h>
+
+// D = A·B + C for one 16x8 tile: A 16x16 fp16 (4 registers), B 16x8 fp16 (2), C and D fp32 (4).
+__device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
+// Four 8x8 fp16 matrices from shared memory; lane l gives the address of row l % 8 of matrix
+// l / 8 and receives, in register i, row l / 4 and columns 2(l % 4), 2(l % 4) + 1 of matrix i.
+__device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                 : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+                 : "r"(addr));
+#endif
+}
+
+// Two 8x8 fp16 matrices: lanes 0-15 give the row addresses (lane l: row l % 8 of matrix l / 8).
+__device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* smem_row) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_row);
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
+#endif
+}

@@ -1,0 +1,409 @@
+// Step 3: W4A16, 4-bit weights times 16-bit activations, dequantized in registers.
+//
+// What it teaches: when a model decodes one token at a time, every weight is read from memory
+// for a handful of multiply-adds, so the time is the bytes of the weights. 4-bit weights are 4x
+// fewer bytes than fp16; the work is to turn them back into numbers inside the kernel, for free.
+// The program
+//   1. compares the formats on the CPU: the quantization error of Q4_0 (ggml's blocks of 32,
+//      symmetric), group-128 asymmetric INT4 (GPTQ/AWQ style) and W8 per row, on normal data and
+//      on data with outliers; then shows the 0x6400 trick that turns a nibble into fp16;
+//   2. runs a ladder of kernels (kernels/01..04): naive and shared-memory tiled (Q4_0 x FP32),
+//      a decoding GEMV for Q4_0, group-128 and W8, and a tensor-core kernel for group-128 that
+//      serves every M, beside cuBLAS HGEMM (fp16 weights) and SGEMM (FP32) in the same run;
+//   3. checks each kernel against a CPU product of the same dequantized weights and the same
+//      (fp16-rounded) activations: the kernel error, at rounding level. Beside it, the
+//      quantization error: the output's NMSE against the FP32 product of unquantized matrices.
+//   --sweep: our best W4A16 kernel against HGEMM for M = 1 ... 512 at two shapes.
+//
+// Build and run:   make step3          (or: build/step3_w4a16 [--m M --n N --k K] [--kernel NAME] [--sweep])
+// Look for:        the GEMVs' GB/s against the HBM line at M = 1; "%hgemm" down the sweep.
+#include "../common/common.cuh"
+#include "../common/cublas_baseline.cuh"
+#include "../common/q4_0_layout.cuh"
+#include "../common/reference_gemm.h"
+#include "canaries.cuh"
+#include "kernels/01_naive.cuh"
+#include "kernels/02_smem_tiled.cuh"
+#include "kernels/03_gemv.cuh"
+#include "kernels/04_mma_g128.cuh"
+#include "w4a16_formats.h"
+#include "w4a16_layout.cuh"
+
+#include <cuda_fp16.h>
+
+#include <map>
+#include <memory>
+
+// ---------------------------------------------------------------------------------------------
+// Part 1: the formats and their error
+// ---------------------------------------------------------------------------------------------
+
+double weight_nmse(const std::vector<float>& deq, const std::vector<float>& w) { return nmse(deq, w); }
+
+// N(0,1) weights, and the same with 1 in 256 values multiplied by 20 (the outliers real layers have).
+void compare_formats(uint64_t seed) {
+    constexpr int64_t N = 256, K = 4096;
+    std::vector<float> normal(N * K);
+    fill_normal(normal, seed, 31);
+    std::vector<float> outliers = normal;
+    for (size_t i = 0; i < outliers.size(); i += 256) outliers[i + (i / 256) % 256] *= 20.f;
+    std::printf("  weight NMSE (sum (deq - w)^2 / sum w^2) on a %lld x %lld matrix:\n", (long long)N, (long long)K);
+    std::printf("    %-44s %8s %14s %14s\n", "format", "bits/w", "N(0,1)", "1/256 x20");
+    struct Row {
+        const char* name;
+        double bits;
+        std::vector<float> (*deq)(const std::vector<float>&, int64_t, int64_t);
+    };
+    const Row rows[] = {
+        {"Q4_0: blocks of 32, fp16 d, (q - 8)*d", 4.5,
+         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_q4_0_rows(quantize_rows_q4_0(w, n, k), n, k); }},
+        {"group-128: fp16 s, zero z, fp16((q - z)*s)", 4.0 + 24.0 / kGroupSize,
+         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_g128(quantize_g128(w, n, k)); }},
+        {"W8 per row: fp16 d, q*d", 8.0 + 16.0 / K,
+         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_w8(quantize_w8_per_row(w, n, k)); }},
+        {"fp16 (what HGEMM reads)", 16.0,
+         [](const std::vector<float>& w, int64_t, int64_t) { return from_fp16(to_fp16(w)); }},
+    };
+    for (const Row& r : rows)
+        std::printf("    %-44s %8.3f %14.3e %14.3e\n", r.name, r.bits, weight_nmse(r.deq(normal, N, K), normal),
+                    weight_nmse(r.deq(outliers, N, K), outliers));
+}
+
+// The trick, bit by bit, for one nibble.
+void show_half_trick() {
+    const int q = 5, z = 8;
+    const uint16_t bits = (uint16_t)(0x6400 | q);
+    std::printf("  the 0x6400 trick: code q = %d, zero z = %d\n", q, z);
+    std::printf("    0x6400 | q = 0x%04x = fp16 %.1f  (exponent 10: from 1024 to 2048 the last mantissa bit is worth 1)\n",
+                bits, fp16_to_fp32(bits));
+    std::printf("    minus fp16 (1024 + z) = %.1f - %.1f = %.1f = q - z, exactly; one LOP3 and one HSUB2 do two codes\n",
+                fp16_to_fp32(bits), 1024.0f + z, fp16_to_fp32(bits) - (1024.0f + z));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Part 2: the kernels
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<GemmCase> kLessonCases = {
+    {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336},
+    {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096},
+};
+
+// What a kernel reads: the weight format and the activation precision. Each pair has its own
+// CPU reference (the same dequantized weights times the same activations).
+enum class Weights { Q4_0, G128, W8, F16, F32 };
+enum class Acts { F32, F16 };
+
+struct Step3Kernel {
+    KernelInfo info;
+    void (*launch)(const W4A16Args&, cudaStream_t);
+    Weights weights;
+    Acts acts;
+    ArchNeed arch;
+    Pipe pipe;
+};
+
+const std::vector<Step3Kernel> kKernels = {
+    {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32},
+    {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32},
+    {{"gemv_q4_0", "03 M<=8: warp per row, 16-byte loads, 0x6400 trick, Q4_0 x fp16"}, launch_w4a16_gemv<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32},
+    {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+    {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, Weights::W8, Acts::F16, {}, Pipe::Fp32},
+    {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor},
+    {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
+     launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+    {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
+     launch_w4a16_canary<G128Canary::SkipLastGroup>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+    {{"canary_fp32_weights", "(q - z)*s in FP32, not rounded to fp16 as the format says", KernelRole::Canary},
+     launch_w4a16_canary<G128Canary::Fp32Weights>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+};
+const KernelInfo kCublasHgemm{"cublas_hgemm", "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"};
+const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices"};
+
+// Kernel error: |got - ref| / sum_k |a w| against the same weights and activations in float64.
+// Every product here is exact in FP32 (a 4- or 8-bit code times an 11-bit fp16 significand), so
+// what remains is FP32 summation order: ~1e-7. Leaving out one group of 128 at K = 4096 is ~1e-2,
+// the FP32 instead of the fp16-rounded weight ~1e-5 (canary_fp32_weights). Step 1's tolerance.
+constexpr double kKernelTolerance = 3e-6;
+
+std::string kernel_why_not(const Step3Kernel& k, int64_t M, int64_t N, int64_t K, const Gpu& gpu) {
+    const std::string name = k.info.name;
+    if (k.weights == Weights::G128 && K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
+    if (name == "naive" || name.rfind("canary", 0) == 0) return w4a16_naive_why_not(M, N, K);
+    if (name == "smem_tiled") return w4a16_smem_tiled_why_not(M, N, K);
+    if (name.rfind("gemv", 0) == 0) return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin);
+    return w4a16_mma_g128_why_not(M, N, K);
+}
+
+// Bytes one launch must read at least: its weights, its activations, and the output written.
+double weight_bytes(Weights w, int64_t N, int64_t K) {
+    switch (w) {
+        case Weights::Q4_0: return (double)N * K / QK4_0 * sizeof(block_q4_0);
+        case Weights::G128: return (double)N * K / 2 + (double)N * K / kGroupSize * 3;
+        case Weights::W8: return (double)N * K + 2.0 * N;
+        case Weights::F16: return 2.0 * N * K;
+        default: return 4.0 * N * K;
+    }
+}
+Workload workload(Weights w, Acts a, int64_t M, int64_t N, int64_t K) {
+    return {2.0 * M * N * K, weight_bytes(w, N, K) + (a == Acts::F32 ? 4.0 : 2.0) * M * K + 4.0 * M * N};
+}
+
+// The host copies of one case, and the references, computed when a kernel first needs them.
+struct HostProblem {
+    int64_t M, N, K;
+    std::vector<float> A, W;   // unquantized FP32
+    std::vector<ggml_half> A16;
+    std::vector<block_q4_0> q4;
+    G128Weights g128;
+    W8Weights w8;
+    std::vector<int64_t> rows;  // the rows of C that are checked
+    std::map<std::pair<Weights, Acts>, std::unique_ptr<ReferenceRows>> refs;
+    std::unique_ptr<ReferenceRows> truth;
+
+    const ReferenceRows& reference(Weights w, Acts a) {
+        auto& slot = refs[{w, a}];
+        if (!slot) {
+            const std::vector<float> acts = a == Acts::F32 ? A : from_fp16(A16);
+            const std::vector<float> weights = w == Weights::Q4_0 ? dequantize_q4_0_rows(q4, N, K)
+                                               : w == Weights::G128 ? dequantize_g128(g128)
+                                               : w == Weights::W8   ? dequantize_w8(w8)
+                                               : w == Weights::F16  ? from_fp16(to_fp16(W))
+                                                                    : W;
+            slot = std::make_unique<ReferenceRows>(reference_gemm(acts.data(), weights.data(), M, N, K, rows));
+        }
+        return *slot;
+    }
+    const ReferenceRows& unquantized() {
+        if (!truth) truth = std::make_unique<ReferenceRows>(reference_gemm(A.data(), W.data(), M, N, K, rows));
+        return *truth;
+    }
+};
+
+// Everything one case keeps on the device, the inputs in `copies` copies (cold L2). A buffer is
+// allocated only when a kernel that reads it runs.
+struct DeviceProblem {
+    int copies = 1;
+    int64_t M, N, K;
+    DeviceBuffer<float> a_f32, w_f32;
+    DeviceBuffer<ggml_half> a_f16, w_f16;  // fp16 bits
+    DeviceBuffer<block_q4_0> q4_blocks;
+    DeviceBuffer<uint8_t> q4_qs;
+    DeviceBuffer<ggml_half> q4_d, g128_s, w8_s;
+    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales;
+    DeviceBuffer<uint8_t> g128_z;
+    DeviceBuffer<int8_t> w8_q;
+    DeviceBuffer<float> c;
+
+    template <class T>
+    const T* copy(const DeviceBuffer<T>& b, int i) const {
+        return b.get() ? b.get() + (b.count() / copies) * (size_t)(i % copies) : nullptr;
+    }
+    W4A16Args args(int i) const {
+        return W4A16Args{copy(a_f32, i),     reinterpret_cast<const __half*>(copy(a_f16, i)),     copy(q4_blocks, i), copy(q4_qs, i),    copy(q4_d, i),
+                         copy(g128_q, i),    copy(g128_s, i),    copy(g128_z, i),    copy(mma_words, i), copy(mma_scales, i),
+                         copy(w8_q, i),      copy(w8_s, i),      c.get(),            (int)M,             (int)N,
+                         (int)K};
+    }
+};
+
+template <class T>
+DeviceBuffer<T> upload_rotated(const std::vector<T>& host, int copies) {
+    DeviceBuffer<T> d(host.size() * copies);
+    upload_copies(d, host.data(), host.size(), copies);
+    return d;
+}
+
+cublasStatus_t cublas_hgemm_run(cublasHandle_t h, const __half* A, const __half* W, float* C, int M, int N, int K) {
+    const float one = 1.f, zero = 0.f;  // row-major as in common/cublas_baseline.cuh
+    return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, CUDA_R_16F, K, A, CUDA_R_16F, K, &zero, C, CUDA_R_32F,
+                        N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
+    std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
+    std::vector<const Step3Kernel*> kernels;
+    bool need[5] = {}, need_a32 = false, need_a16 = false;
+    for (const auto& k : kKernels)
+        if (opt.wants(k.info)) {
+            kernels.push_back(&k);
+            need[(int)k.weights] = true;
+            (k.acts == Acts::F32 ? need_a32 : need_a16) = true;
+        }
+    const bool run_hgemm = opt.wants(kCublasHgemm), run_sgemm = opt.wants(kCublasSgemm);
+    need[(int)Weights::F16] |= run_hgemm;
+    need[(int)Weights::F32] |= run_sgemm;
+    need_a16 |= run_hgemm;
+    need_a32 |= run_sgemm;
+
+    // Cold L2 sized by the smallest thing a launch reads (a 4-bit matrix): bigger ones are colder.
+    double smallest = INFINITY, per_copy = 0;
+    for (int w = 0; w < 5; ++w)
+        if (need[w]) {
+            smallest = std::min(smallest, weight_bytes((Weights)w, c.N, c.K));
+            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 || w == (int)Weights::G128 ? 2 : 1);
+        }
+    per_copy += (need_a32 ? 4.0 : 0.0) * c.M * c.K + (need_a16 ? 2.0 : 0.0) * c.M * c.K;
+    const L2Rotation rot = plan_l2_rotation(gpu, (size_t)smallest + 2 * c.M * c.K, !opt.check_only);
+    require_device_memory(gpu, (size_t)(rot.copies * per_copy) + c.M * c.N * 4);
+
+    HostProblem h;
+    h.M = c.M, h.N = c.N, h.K = c.K;
+    h.A.resize(c.M * c.K);
+    h.W.resize(c.N * c.K);
+    fill_normal(h.A, opt.seed, /*stream_id=*/1);
+    fill_normal(h.W, opt.seed, /*stream_id=*/2);
+    h.A16 = to_fp16(h.A);
+    h.rows = reference_row_choice(c.M, c.N, c.K);
+
+    DeviceProblem d;
+    d.copies = rot.copies;
+    d.M = c.M, d.N = c.N, d.K = c.K;
+    if (need_a32) d.a_f32 = upload_rotated(h.A, rot.copies);
+    if (need_a16) d.a_f16 = upload_rotated(h.A16, rot.copies);
+    if (need[(int)Weights::Q4_0]) {
+        h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
+        const Q4_0Repacked r = repack_q4_0(h.q4);
+        d.q4_blocks = upload_rotated(h.q4, rot.copies);
+        d.q4_qs = upload_rotated(r.qs, rot.copies);
+        d.q4_d = upload_rotated(r.d, rot.copies);
+    }
+    if (need[(int)Weights::G128] && c.K % kGroupSize == 0) {
+        h.g128 = quantize_g128(h.W, c.N, c.K);
+        const G128MmaLayout r = repack_g128_for_mma(h.g128);
+        d.g128_q = upload_rotated(h.g128.q, rot.copies);
+        d.g128_s = upload_rotated(h.g128.scale, rot.copies);
+        d.g128_z = upload_rotated(h.g128.zero, rot.copies);
+        d.mma_words = upload_rotated(r.words, rot.copies);
+        d.mma_scales = upload_rotated(r.scales, rot.copies);
+    }
+    if (need[(int)Weights::W8]) {
+        h.w8 = quantize_w8_per_row(h.W, c.N, c.K);
+        d.w8_q = upload_rotated(h.w8.q, rot.copies);
+        d.w8_s = upload_rotated(h.w8.scale, rot.copies);
+    }
+    if (run_hgemm) d.w_f16 = upload_rotated(to_fp16(h.W), rot.copies);
+    if (run_sgemm) d.w_f32 = upload_rotated(h.W, rot.copies);
+    d.c = DeviceBuffer<float>(c.M * c.N);
+    std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(),
+                describe_rows(ReferenceRows{h.rows, {}, {}, (int64_t)h.rows.size() < c.M}, c.M).c_str());
+    if (!opt.check_only) print_l2_rotation(rot, gpu);
+
+    auto download_rows = [&] { return gather_rows(d.c.to_host(), c.N, h.rows); };
+    auto checked_run = [&](const std::string& name, Weights w, Acts a) {
+        KernelRun run;
+        run.name = name;
+        run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
+        run.check = [&, name, w, a] {
+            const ReferenceRows& ref = h.reference(w, a);
+            const std::vector<float> got = download_rows();
+            return check_close(name.c_str(), got.data(), ref.c.data(), got.size(),
+                               Tolerance{0.0, kKernelTolerance, ref.abs_sum.data()}, c.N);
+        };
+        run.quantization_nmse = [&] { return nmse(download_rows(), h.unquantized().c); };
+        run.error_metric = "err/sum|aw|";
+        return run;
+    };
+
+    std::vector<ResultRow> rows;
+    for (const Step3Kernel* k : kernels) {
+        KernelRun run = checked_run(k->info.name, k->weights, k->acts);
+        run.arch = k->arch;
+        run.pipe = k->pipe;
+        run.unsupported = kernel_why_not(*k, c.M, c.N, c.K, gpu);
+        run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
+        rows.push_back(evaluate_kernel(gpu, opt, run, workload(k->weights, k->acts, c.M, c.N, c.K)));
+    }
+    if (run_hgemm) {
+        KernelRun run = checked_run(kCublasHgemm.name, Weights::F16, Acts::F16);
+        run.pipe = Pipe::Fp16Tensor;
+        run.launch = [&](int i) {
+            CUBLAS_CHECK(cublas_hgemm_run(cublas, reinterpret_cast<const __half*>(d.copy(d.a_f16, i)),
+                                          reinterpret_cast<const __half*>(d.copy(d.w_f16, i)), d.c.get(), (int)c.M, (int)c.N, (int)c.K));
+        };
+        rows.push_back(evaluate_kernel(gpu, opt, run, workload(Weights::F16, Acts::F16, c.M, c.N, c.K)));
+    }
+    if (run_sgemm) {
+        KernelRun run = checked_run(kCublasSgemm.name, Weights::F32, Acts::F32);
+        run.launch = [&](int i) {
+            cublas_sgemm_rowmajor(cublas, d.copy(d.a_f32, i), d.copy(d.w_f32, i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
+        };
+        rows.push_back(evaluate_kernel(gpu, opt, run, workload(Weights::F32, Acts::F32, c.M, c.N, c.K)));
+    }
+    print_table(rows, "naive", {kCublasHgemm.name, kCublasSgemm.name});
+    append_csv(opt.csv_path, "step3_w4a16", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
+    return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The batch sweep
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
+const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
+
+bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
+    opt.kernels = {"gemv_g128", "mma_g128", kCublasHgemm.name};
+    std::vector<std::vector<ResultRow>> all;
+    all.reserve(kSweepShapes.size() * kSweepM.size());
+    bool pass = true;
+    for (const auto& [N, K] : kSweepShapes)
+        for (int64_t M : kSweepM) {
+            all.push_back(run_case(gpu, opt, cublas, GemmCase{"sweep M=" + std::to_string(M), M, N, K}));
+            pass = pass && !any_failed(all.back());
+        }
+    std::printf("\n== the sweep: our best W4A16 kernel (group-128) against cuBLAS HGEMM (fp16 weights) ==\n");
+    std::printf("  %6s %6s %6s  %-10s %10s %10s %9s %10s %10s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
+                "ours GB/s", "ours TFLOPS");
+    size_t i = 0;
+    for (const auto& [N, K] : kSweepShapes)
+        for (int64_t M : kSweepM) {
+            const std::vector<ResultRow>& rows = all[i++];
+            const ResultRow* best = nullptr;
+            for (const auto& r : rows)
+                if (r.kernel != kCublasHgemm.name && r.status == Status::Pass && std::isfinite(r.time_ms) &&
+                    (!best || r.time_ms < best->time_ms))
+                    best = &r;
+            const ResultRow* hgemm = find_timed_row(rows, kCublasHgemm.name);
+            std::printf("  %6lld %6lld %6lld  %-10s %10s %10s %9s %10s %10s\n", (long long)M, (long long)N, (long long)K,
+                        best ? best->kernel.c_str() : "-", fmt_or_dash(best ? best->time_ms * 1e3 : NAN, "%.1f").c_str(),
+                        fmt_or_dash(hgemm ? hgemm->time_ms * 1e3 : NAN, "%.1f").c_str(),
+                        fmt_or_dash(best && hgemm ? hgemm->time_ms / best->time_ms : NAN, "%.2fx").c_str(),
+                        fmt_or_dash(best ? best->gbps : NAN, "%.0f").c_str(), fmt_or_dash(best ? best->tera_ops : NAN, "%.1f").c_str());
+        }
+    return pass;
+}
+
+int main(int argc, char** argv) {
+    ProgramInfo info{"step3_w4a16", "W4A16: 4-bit weights x fp16 activations, dequantized in registers, GEMV to tensor cores",
+                     "step3_w4a16 --m 1 --n 4096 --k 14336 --kernel gemv_g128,mma_g128,cublas_hgemm", QK4_0, {},
+                     {{"sweep", false, "our best W4A16 kernel against HGEMM for M = 1..512, N = 4096, K = 4096 and 14336"}}};
+    for (const auto& k : kKernels) info.kernels.push_back(k.info);
+    info.kernels.push_back(kCublasHgemm);
+    info.kernels.push_back(kCublasSgemm);
+    const Options opt = parse_options(argc, argv, info);
+    const bool sweep = opt.has("sweep");
+    if (sweep && (opt.has_shape || !opt.kernels.empty()))
+        usage_error("--sweep runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
+
+    std::printf("== 1. the formats and their error, on the CPU ==\n");
+    compare_formats(opt.seed);
+    show_half_trick();
+
+    std::printf("\n== 2. the kernels ==\n");
+    Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
+    if (!gpu.available) {
+        std::printf("SKIP step3_w4a16: no usable CUDA device; part 1 ran, no kernel did\n");
+        return EXIT_NO_GPU;
+    }
+    print_run_header(gpu, opt);
+    cublasHandle_t cublas = make_cublas_handle(gpu.stream);
+
+    bool all_pass = true;
+    if (sweep) all_pass = run_sweep(gpu, opt, cublas);
+    else
+        for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = !any_failed(run_case(gpu, opt, cublas, c)) && all_pass;
+    CUBLAS_CHECK(cublasDestroy(cublas));
+    return finish_run(all_pass);
+}

@@ -1,0 +1,171 @@
+// CPU tests of step 3's formats (no GPU needed): the group-128 quantizer and dequantizer, the W8
+// per-row quantizer, the offline repacking for mma.sync against a per-lane model of PTX's
+// fragment layout, the 0x6400 trick emulated bit by bit, and the CPU reference against a plain
+// float64 loop. Ends with "N passed, M failed".
+#include "../common/data.h"
+#include "../common/ggml_quants.h"
+#include "../tests/unit_test.h"
+#include "w4a16_formats.h"
+
+#include <cmath>
+
+// Round trip: every dequantized weight is within half a step (s/2, plus fp16 rounding of the
+// product and of s) of the original, for groups whose range fits in 15 steps.
+static void test_g128_round_trip() {
+    constexpr int64_t N = 64, K = 1024;
+    std::vector<float> w(N * K);
+    fill_normal(w, 7, 1);
+    const G128Weights g = quantize_g128(w, N, K);
+    const std::vector<float> deq = dequantize_g128(g);
+    size_t bad = 0;
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < K; ++k) {
+            const float s = fp16_to_fp32(g.scale[n * (K / kGroupSize) + k / kGroupSize]);
+            const float err = std::fabs(deq[n * K + k] - w[n * K + k]);
+            bad += !(err <= 0.5f * s * 1.01f + std::fabs(w[n * K + k]) * 1e-3f);
+        }
+    EXPECT(bad == 0);
+    for (uint8_t z : g.zero) EXPECT(z <= 15);
+}
+
+// A constant positive group: the range stretched to [0, c] keeps c (z = 0, q = 15); a constant
+// negative group keeps it too (z = 15, q = 0); an all-zero group is all zeros with s = 0.
+static void test_g128_constant_and_zero_groups() {
+    for (float c : {3.0f, -3.0f, 0.0f}) {
+        std::vector<float> w(kGroupSize, c);
+        const G128Weights g = quantize_g128(w, 1, kGroupSize);
+        const std::vector<float> deq = dequantize_g128(g);
+        for (float v : deq) EXPECT(std::fabs(v - c) <= std::fabs(c) * 1e-3f);
+        if (c > 0) EXPECT(g.zero[0] == 0 && g128_code(g, 0, 5) == 15);
+        if (c < 0) EXPECT(g.zero[0] == 15 && g128_code(g, 0, 5) == 0);
+        if (c == 0) EXPECT(g.scale[0] == 0 && g.zero[0] == 0 && g.q[0] == 0);
+    }
+}
+
+// One outlier stretches the group's scale; the zero point stays in 0..15 and the outlier itself
+// comes back within half a step.
+static void test_g128_outlier_and_clamp() {
+    std::vector<float> w(kGroupSize);
+    fill_normal(w, 9, 2);
+    w[17] = 60.f;
+    const G128Weights g = quantize_g128(w, 1, kGroupSize);
+    const float s = fp16_to_fp32(g.scale[0]);
+    EXPECT(g.zero[0] <= 15);
+    EXPECT(std::fabs(dequantize_g128(g)[17] - 60.f) <= 0.5f * s + 0.05f);
+    EXPECT(g128_code(g, 0, 17) == 15);
+    // All-negative data: -min/s rounds to 15 or more and must be clamped.
+    std::vector<float> neg(kGroupSize);
+    for (int i = 0; i < kGroupSize; ++i) neg[i] = -1.0f - i / 128.0f;
+    EXPECT(quantize_g128(neg, 1, kGroupSize).zero[0] == 15);
+}
+
+// Nibble order: element 8j + i sits in bits 4i of word j.
+static void test_g128_nibble_order() {
+    std::vector<float> w(kGroupSize);
+    for (int i = 0; i < kGroupSize; ++i) w[i] = (float)(i % 16);  // 0..15: s = 1, z = 0, q = value
+    const G128Weights g = quantize_g128(w, 1, kGroupSize);
+    EXPECT(fp16_to_fp32(g.scale[0]) == 1.0f && g.zero[0] == 0);
+    EXPECT(g.q[0] == 0x76543210u && g.q[1] == 0xFEDCBA98u);
+}
+
+// W8: q·d within half a step, the row maximum maps to ±127.
+static void test_w8() {
+    constexpr int64_t N = 8, K = 256;
+    std::vector<float> w(N * K);
+    fill_normal(w, 11, 3);
+    const W8Weights r = quantize_w8_per_row(w, N, K);
+    const std::vector<float> deq = dequantize_w8(r);
+    size_t bad = 0;
+    for (int64_t i = 0; i < N * K; ++i) bad += !(std::fabs(deq[i] - w[i]) <= 0.5f * fp16_to_fp32(r.scale[i / K]) * 1.01f);
+    EXPECT(bad == 0);
+    int max_code = 0;
+    for (int8_t q : r.q) max_code = std::max(max_code, std::abs((int)q));
+    EXPECT(max_code == 127);
+}
+
+// The repacked words against a model written from the PTX ISA's table for the m16n8k16 A
+// fragment (a_j holds row g + 8*(j % 2), columns 2t + 8*(j / 2) + {0, 1}), on a shape with a
+// partial row tile: every nibble lands where the model says, padding rows are code 0.
+static void test_mma_repack() {
+    constexpr int64_t N = 20, K = 256;
+    std::vector<float> w(N * K);
+    fill_normal(w, 13, 4);
+    const G128Weights g = quantize_g128(w, N, K);
+    const G128MmaLayout r = repack_g128_for_mma(g);
+    EXPECT(r.row_tiles == 2);
+    size_t bad = 0;
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
+            for (int lane = 0; lane < 32; ++lane)
+                for (int reg = 0; reg < 4; ++reg)
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
+                        const uint32_t word = r.words[mma_word_index(tile, ks, lane, K)];
+                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
+                        const int64_t n = tile * kMmaRows + row;
+                        const int want = n < N ? g128_code(g, n, ks * kMmaK + col) : 0;
+                        bad += got != want;
+                    }
+    EXPECT(bad == 0);
+    // Scales: half2(s[g], s[g+8]) and half2(1024 + z[g], 1024 + z[g+8]) per (tile, group, g).
+    const int64_t groups = K / kGroupSize;
+    size_t bad_scales = 0;
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t j = 0; j < groups; ++j)
+            for (int gi = 0; gi < 8; ++gi)
+                for (int h = 0; h < 2; ++h) {
+                    const int64_t n = tile * kMmaRows + gi + 8 * h;
+                    const size_t at = ((tile * groups + j) * 8 + gi) * 2;
+                    const ggml_half s = (ggml_half)(r.scales[at] >> (16 * h)), z = (ggml_half)(r.scales[at + 1] >> (16 * h));
+                    const ggml_half want_s = n < N ? g.scale[n * groups + j] : 0;
+                    const float want_z = 1024.0f + (n < N ? g.zero[n * groups + j] : 0);
+                    bad_scales += s != want_s || fp16_to_fp32(z) != want_z;
+                }
+    EXPECT(bad_scales == 0);
+}
+
+// The 0x6400 trick on the host, for every code and zero point: OR the code into 0x6400, read
+// it as fp16, subtract 1024 + z: exactly q - z. And the W8 variant: byte b, sign bit flipped,
+// under 0x64: 1024 + b + 128; minus 1152 gives b, for all 256 bytes.
+static void test_half_trick() {
+    size_t bad = 0;
+    for (int q = 0; q < 16; ++q)
+        for (int z = 0; z < 16; ++z) {
+            const float v = fp16_to_fp32((ggml_half)(0x6400 | q));
+            bad += v != 1024.0f + q;
+            bad += fp16_to_fp32(fp32_to_fp16(v - (1024.0f + z))) != (float)(q - z);
+        }
+    for (int b = -128; b < 128; ++b) {
+        const uint8_t flipped = (uint8_t)((uint8_t)(int8_t)b ^ 0x80);
+        bad += fp16_to_fp32((ggml_half)(0x6400 | flipped)) - 1152.0f != (float)b;
+    }
+    EXPECT(bad == 0);
+}
+
+// The reference GEMM against a plain float64 loop on a small problem.
+static void test_reference() {
+    constexpr int64_t M = 3, N = 5, K = 256;
+    std::vector<float> a(M * K), w(N * K);
+    fill_normal(a, 17, 5);
+    fill_normal(w, 17, 6);
+    const std::vector<float> deq = dequantize_g128(quantize_g128(w, N, K));
+    const ReferenceRows ref = reference_gemm(a.data(), deq.data(), M, N, K, reference_row_choice(M, N, K));
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            double sum = 0;
+            for (int64_t k = 0; k < K; ++k) sum += (double)a[m * K + k] * deq[n * K + k];
+            EXPECT(ref.c[m * N + n] == sum);
+        }
+}
+
+int main() {
+    test_g128_round_trip();
+    test_g128_constant_and_zero_groups();
+    test_g128_outlier_and_clamp();
+    test_g128_nibble_order();
+    test_w8();
+    test_mma_repack();
+    test_half_trick();
+    test_reference();
+    return unit_test_summary();
+}

@@ -1,0 +1,31 @@
+# Step 3 tests (included by the top-level CMakeLists.txt).
+# CPU: the group-128 and W8 quantizers, the mma repacking against PTX's fragment table, the
+# 0x6400 trick for every code, the reference.
+add_executable(test_w4a16_cpu ${CMAKE_SOURCE_DIR}/step3_w4a16/test_w4a16_cpu.cu)
+target_include_directories(test_w4a16_cpu PRIVATE ${CMAKE_SOURCE_DIR}/common)
+target_link_libraries(test_w4a16_cpu PRIVATE CUDA::curand Threads::Threads)
+add_test(NAME step3_cpu_formats_and_repack COMMAND test_w4a16_cpu)
+set_tests_properties(step3_cpu_formats_and_repack PROPERTIES LABELS cpu TIMEOUT 300)
+
+# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
+# K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
+add_gpu_test(step3_lesson_cases step3_w4a16)
+foreach(shape "1;100;128" "2;4100;4224" "3;1;4224" "37;100;4224" "129;4100;128" "1;4100;4128" "2;100;32" "8;100;4224")
+  list(GET shape 0 m)
+  list(GET shape 1 n)
+  list(GET shape 2 k)
+  add_gpu_test(step3_shape_${m}x${n}x${k} step3_w4a16 --m ${m} --n ${n} --k ${k})
+endforeach()
+
+foreach(canary ignore_zero skip_last_group fp32_weights)
+  add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
+endforeach()
+
+add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
+add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)
+add_sanitizer_test(step3_racecheck_129x100x4224 racecheck step3_w4a16 --m 129 --n 100 --k 4224)
+add_sanitizer_test(step3_racecheck_2x100x4224 racecheck step3_w4a16 --m 2 --n 100 --k 4224)
+
+add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
+add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)
+add_cli_table_test(step3_cli_bad_command_lines step3_w4a16 ${CMAKE_SOURCE_DIR}/step3_w4a16/bad_command_lines.txt)

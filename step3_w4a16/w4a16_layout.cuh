@@ -1,0 +1,43 @@
+// w4a16_layout.cuh - what step 3's kernels read and write, and the nibble-to-fp16 trick.
+#pragma once
+
+#include "../common/q4_0_layout.cuh"
+
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+struct W4A16Args {
+    const float* a_f32;          // [M][K] FP32 activations (kernels 01, 02)
+    const __half* a_f16;         // [M][K] the same rounded to fp16 (every other kernel)
+    const block_q4_0* q4_blocks; // [N][K/32] ggml Q4_0 blocks
+    const uint8_t* q4_qs;        // repacked Q4_0: [N][K/32][16] nibbles, 16-byte aligned
+    const ggml_half* q4_d;       //                [N][K/32] scales
+    const uint32_t* g128_q;      // group-128: [N][K/8] words of 8 nibbles
+    const ggml_half* g128_s;     //            [N][K/128] scales
+    const uint8_t* g128_z;       //            [N][K/128] zero points
+    const uint32_t* mma_words;   // group-128 repacked for mma.sync (w4a16_formats.h)
+    const uint32_t* mma_scales;
+    const int8_t* w8_q;          // W8: [N][K] int8
+    const ggml_half* w8_s;       //     [N] scales
+    float* c;                    // [M][N]
+    int M, N, K;
+};
+
+// The 0x6400 trick. fp16 1024.0 is 0x6400: exponent 10, mantissa 0, and between 1024 and 2048
+// the mantissa's last bit is worth exactly 1. OR-ing a 4-bit code q into the low mantissa bits
+// gives the fp16 number 1024 + q with no conversion instruction at all; subtracting 1024 + z
+// (an exact fp16 operation: the result is a small integer) leaves q - z. With the mask
+// 0x000F000F one LOP3 does it for two codes at once, one in each half of a half2:
+//     bits 0..3 of the word  -> low half   1024 + q_lo  -> q_lo - z
+//     bits 16..19            -> high half  1024 + q_hi  -> q_hi - z
+// `bias` is half2(1024 + z_lo, 1024 + z_hi).
+__device__ __forceinline__ __half2 nibbles_to_half2(uint32_t word, __half2 bias) {
+    uint32_t h;
+    asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(h) : "r"(word), "n"(0x000F000F), "n"(0x64006400));  // (a & b) | c
+    return __hsub2(*reinterpret_cast<__half2*>(&h), bias);
+}
+
+// half2 as the 32-bit register mma.sync takes, and back.
+__device__ __forceinline__ uint32_t half2_bits(__half2 h) { return *reinterpret_cast<uint32_t*>(&h); }
+__device__ __forceinline__ __half2 bits_half2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }

@@ -41,6 +41,11 @@ for s in "${steps[@]}"; do
   ./build/"$s" --csv "$CSV" ${ARGS:-} >"$LOG_DIR/$s.log" 2>&1
   step_rc[$s]=$?
   case ${step_rc[$s]} in 0|77) ;; *) status=1 ;; esac
+  # Step 3's lesson also shows its batch sweep (README block step3_w4a16--sweep).
+  if [ "$s" = step3_w4a16 ]; then
+    # shellcheck disable=SC2086
+    ./build/"$s" --sweep --csv "$CSV" ${ARGS:-} >"$LOG_DIR/$s--sweep.log" 2>&1 || status=1
+  fi
 done
 
 verdict() { case $1 in 0) echo PASS ;; 77) echo "SKIP (no usable GPU)" ;; *) echo FAIL ;; esac; }

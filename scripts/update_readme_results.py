@@ -12,6 +12,8 @@ that holds
     <!-- /results -->
 
 the lines between the markers are replaced by the run's line and the step's output, verbatim.
+A block named `<step>--<flag>` (step3_w4a16--sweep) holds the output of `build/<step> --<flag>`,
+logged as <step>--<flag>.log.
 A step whose log is not in LOG_DIR keeps its README as it is (a run of one step updates one
 lesson; each block names the run it came from).
 
@@ -51,7 +53,7 @@ def main() -> int:
     logs_dir = pathlib.Path(sys.argv[1])
     info = (logs_dir / "run_info.txt").read_text().strip()
     root = pathlib.Path(__file__).resolve().parent.parent
-    pattern = re.compile(r"(<!-- results:(\w+) -->\n).*?(<!-- /results -->)", re.S)
+    pattern = re.compile(r"(<!-- results:([\w-]+) -->\n).*?(<!-- /results -->)", re.S)
     readmes = [p for p in sorted(root.glob("**/README.md")) if "build" not in p.parts]
     wanted = {m.group(2) for p in readmes for m in pattern.finditer(p.read_text())}
     logs = {}
@@ -73,7 +75,9 @@ def main() -> int:
             step = match.group(2)
             if step not in logs:
                 return match.group(0)
-            body = f"Printed by `build/{step}` ({info}):\n\n```\n{logs[step]}\n```\n"
+            program, _, flag = step.partition("--")
+            command = f"build/{program}" + (f" --{flag}" if flag else "")
+            body = f"Printed by `{command}` ({info}):\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 
         new = pattern.sub(fill, text)

@@ -53,7 +53,8 @@ static void test_g128_outlier_and_clamp() {
     EXPECT(g.zero[0] <= 15);
     EXPECT(std::fabs(dequantize_g128(g)[17] - 60.f) <= 0.5f * s + 0.05f);
     EXPECT(g128_code(g, 0, 17) == 15);
-    // All-negative data: -min/s rounds to 15 or more and must be clamped.
+    // All-negative data: the range [min, 0] puts the zero point at the top, 15. (With 0 always in
+    // the range, -min/s never exceeds 15 by more than fp16 rounding; the clamp is a safety net.)
     std::vector<float> neg(kGroupSize);
     for (int i = 0; i < kGroupSize; ++i) neg[i] = -1.0f - i / 128.0f;
     EXPECT(quantize_g128(neg, 1, kGroupSize).zero[0] == 15);

@@ -14,12 +14,13 @@
 // tokens are few, K (then add their partial sums through shared memory at the end). Every stage
 // (weights, activations, the group's scales) is copied with cp.async kStages - 1 stages ahead,
 // so HBM streams while the tensor cores work. The tile shape is chosen from M (launcher below):
-// for decoding, 16 weight rows x 8 tokens per CTA with all 8 warps splitting K, so that 256 CTAs
-// stream N = 4096 rows; at M = 512, 128 x 128 tiles with 64 accumulators per thread.
+// for decoding, 16 weight rows x 8 tokens per CTA with 16 warps splitting K, so that 256 CTAs
+// stream N = 4096 rows; at M = 512, 64 x 128 tiles, each warp 32 rows x 64 tokens.
 // Limit: mma.sync issues from the same schedulers as the dequantization (about 15 instructions
-// per 16x16 weight tile per K-step, shared by the tile's tokens); at small M the 16 x 8 mma
-// shape wastes 7/8 of its work on padding tokens (free: the kernel is memory-bound there); at
-// large M, Hopper's wgmma (asynchronous, bigger tiles) is what cuBLAS uses and this kernel does not.
+// per 16x16 weight tile per K-step, shared by the tile's tokens) and the copies; ncu finds no
+// warp ready to issue most of the time (latency, too few warps: README.md). At small M the 16 x 8
+// mma shape wastes 7/8 of its work on padding tokens (free: memory is the limit there); at large
+// M, Hopper's wgmma (asynchronous, bigger tiles) is what cuBLAS uses and this kernel does not.
 #pragma once
 
 #include "../../common/async_copy.cuh"
@@ -57,10 +58,13 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
 };
 
-using Decode = Config<1, 1, 8, 1, 1, 8>;     // M <= 8:    16 rows x   8 tokens, K split 8 ways, 8 stages
-using Small = Config<2, 1, 4, 1, 4, 4>;      // M <= 32:   32 rows x  32 tokens, K split 4 ways
-using Medium = Config<2, 2, 2, 2, 4, 4>;     // M <= 64+:  64 rows x  64 tokens, K split 2 ways
-using Large = Config<4, 2, 1, 2, 8, 4, 2>;   // large M:  128 rows x 128 tokens, warps 32 x 64, 2 CTAs/SM
+// Chosen by timing candidates on the H200 (2026-11-30, README.md): for decoding, 16 warps splitting
+// K beat 8 (16.2 against 17.8 us at M = 1, K = 14336); at M = 512, 64 x 128 tiles of 4 warps, two or
+// more CTAs per SM, beat 128 x 128 tiles of 8 warps, one per SM (57 against 63 us).
+using Decode = Config<1, 1, 16, 1, 1, 4>;    // M <= 8:   16 rows x   8 tokens, K split 16 ways
+using Small = Config<2, 1, 4, 1, 4, 4>;      // M <= 32:  32 rows x  32 tokens, K split 4 ways
+using Medium = Config<2, 2, 2, 2, 4, 4>;     // otherwise 64 rows x  64 tokens, K split 2 ways ...
+using Large = Config<2, 2, 1, 2, 8, 4, 2>;   // ... or    64 rows x 128 tokens when that fills the GPU
 
 // Byte offset of 16-byte piece `piece` of activation row `row` in a stage: pieces are XOR-ed
 // with the row (mod 8), so the 8 rows an ldmatrix reads at one column sit in 8 different banks.

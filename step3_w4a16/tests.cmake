@@ -9,8 +9,9 @@ set_tests_properties(step3_cpu_formats_and_repack PROPERTIES LABELS cpu TIMEOUT 
 
 # GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
 # K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
+# M = 1..8, 9, 17, 37 and 129 take each of mma_g128's tile shapes.
 add_gpu_test(step3_lesson_cases step3_w4a16)
-foreach(shape "1;100;128" "2;4100;4224" "3;1;4224" "37;100;4224" "129;4100;128" "1;4100;4128" "2;100;32" "8;100;4224")
+foreach(shape "1;100;128" "2;4100;4224" "3;1;4224" "9;100;128" "17;4100;4224" "37;100;4224" "129;4100;128" "1;4100;4128" "2;100;32" "8;100;4224")
   list(GET shape 0 m)
   list(GET shape 1 n)
   list(GET shape 2 k)

@@ -58,11 +58,15 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
 };
 
-// Chosen by timing candidates on the H200 (2026-11-30, README.md): for decoding, 16 warps splitting
-// K beat 8 (16.2 against 17.8 us at M = 1, K = 14336); at M = 512, 64 x 128 tiles of 4 warps, two or
-// more CTAs per SM, beat 128 x 128 tiles of 8 warps, one per SM (57 against 63 us).
+// Chosen by timing candidates on the H200 (2026-11-30, README.md), K = 14336. Up to 64 tokens,
+// narrow CTAs of 16 weight rows (256 CTAs at N = 4096, all streaming) whose warps split K beat
+// wider tiles: 16 warps for decoding (16.2 against 17.8 us with 8), then fewer as the token tile
+// grows (M = 16: 21 against 30 us; M = 64: 43 against 76 us). Beyond, 64-row tiles: 64 x 128
+// with 2+ CTAs per SM when that fills the GPU (M = 512: 57 against 63 us for 128 x 128).
 using Decode = Config<1, 1, 16, 1, 1, 4>;    // M <= 8:   16 rows x   8 tokens, K split 16 ways
-using Small = Config<2, 1, 4, 1, 4, 4>;      // M <= 32:  32 rows x  32 tokens, K split 4 ways
+using Tokens16 = Config<1, 1, 8, 1, 2, 4>;   // M <= 16:  16 rows x  16 tokens, K split 8 ways
+using Tokens32 = Config<1, 1, 8, 1, 4, 3>;   // M <= 32:  16 rows x  32 tokens, K split 8 ways
+using Tokens64 = Config<1, 1, 4, 1, 8, 3>;   // M <= 64:  16 rows x  64 tokens, K split 4 ways
 using Medium = Config<2, 2, 2, 2, 4, 4>;     // otherwise 64 rows x  64 tokens, K split 2 ways ...
 using Large = Config<2, 2, 1, 2, 8, 4, 2>;   // ... or    64 rows x 128 tokens when that fills the GPU
 
@@ -82,8 +86,8 @@ struct StageLoader {
     static constexpr int kWeightPieces = C::kRowTiles * C::kWarpsK * 32;  // 16-byte pieces per stage
     static constexpr int kActPieces = C::kBM * (C::kBK / 8);
     static constexpr int kScalePieces = C::kRowTiles * C::kGroupsPerStage * 4;
-    static constexpr int kW = kWeightPieces / C::kThreads, kA = kActPieces / C::kThreads;
-    static_assert(kWeightPieces % C::kThreads == 0 && kActPieces % C::kThreads == 0, "every thread copies whole pieces");
+    static constexpr int kW = (kWeightPieces + C::kThreads - 1) / C::kThreads, kA = kActPieces / C::kThreads;
+    static_assert(kActPieces % C::kThreads == 0, "every thread copies the same number of activation pieces");
     static_assert(kScalePieces <= C::kThreads, "one scale piece per thread at most");
 
     const uint4* w_src[kW];
@@ -102,7 +106,7 @@ struct StageLoader {
         for (int j = 0; j < kW; ++j) {  // per tile, WARPS_K consecutive 512-byte 16x64 pieces of the repacked stream
             const int i = threadIdx.x + j * C::kThreads;
             const int part = i % 32, chunk = (i / 32) % C::kWarpsK, t = i / (32 * C::kWarpsK);
-            w_ok[j] = tile0 + t < row_tiles;
+            w_ok[j] = i < kWeightPieces && tile0 + t < row_tiles;  // some threads have fewer weight pieces
             w_src[j] = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)min(tile0 + t, row_tiles - 1) * chunks + chunk) * 32 + part;
             w_dst[j] = (t * C::kWarpsK + chunk) * 512 + part * 16;
             w_k[j] = chunk * kMmaChunkK;
@@ -270,7 +274,7 @@ inline void launch_mma_config(const W4A16Args& p, cudaStream_t s) {
     kernel<<<grid, C::kThreads, C::kSmemBytes, s>>>(p);
 }
 
-// The tile shape from M: the largest tile that still gives every SM a CTA.
+// The tile shape from M (the timings above), then the largest tile that still gives every SM a CTA.
 inline void launch_w4a16_mma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace mma_g128;
     int device = 0, sms = 0;
@@ -278,7 +282,9 @@ inline void launch_w4a16_mma_g128(const W4A16Args& p, cudaStream_t s) {
     CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
     auto ctas = [&](int rows, int tokens) { return ceil_div(p.N, rows) * ceil_div(p.M, tokens); };
     if (p.M <= Decode::kBM) launch_mma_config<Decode>(p, s);
-    else if (p.M <= Small::kBM) launch_mma_config<Small>(p, s);
+    else if (p.M <= Tokens16::kBM) launch_mma_config<Tokens16>(p, s);
+    else if (p.M <= Tokens32::kBM) launch_mma_config<Tokens32>(p, s);
+    else if (p.M <= Tokens64::kBM) launch_mma_config<Tokens64>(p, s);
     else if (ctas(Large::kRowTiles * kMmaRows, Large::kBM) >= sms * 9 / 10) launch_mma_config<Large>(p, s);
     else launch_mma_config<Medium>(p, s);
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# usage: test_bench_all.sh SOURCE_DIR
+# scripts/bench_all.sh without a GPU: a fake nvidia-smi that lists none. It must stop at once
+# with exit 77 and exactly one line, and write nothing.
+set -u
+src=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/bin"
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$work/bin/nvidia-smi"
+chmod +x "$work/bin/nvidia-smi"
+out=$(PATH="$work/bin:$PATH" RESULTS_DIR="$work/results" bash "$src/scripts/bench_all.sh" 2>&1)
+rc=$?
+failures=0
+[ $rc -eq 77 ] || { echo "FAILED: exit $rc, expected 77"; failures=1; }
+[ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "FAILED: expected one line, got:"; printf '%s\n' "$out"; failures=1; }
+printf '%s\n' "$out" | grep -q "no GPU visible" || { echo "FAILED: the line does not say why"; failures=1; }
+[ ! -e "$work/results" ] || { echo "FAILED: it wrote $work/results"; failures=1; }
+[ $failures -eq 0 ] && echo "ok: bench_all.sh without a GPU: $out"
+exit $failures

@@ -7,6 +7,8 @@
 // from x.f32, so a case directory is self-describing.
 #pragma once
 
+#include "errors.cuh"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -113,4 +115,16 @@ inline size_t count_float_diffs(const std::vector<float>& a, const std::vector<f
         diffs += std::memcmp(&a[i], &b[i], sizeof(float)) != 0;
     }
     return diffs;
+}
+
+// Every golden case under root, loaded; a missing or malformed case is an input error (exit 2).
+inline std::vector<GoldenCase> load_golden_cases(const std::string& root) {
+    const std::vector<std::string> dirs = golden_case_dirs(root);
+    if (dirs.empty()) usage_error("no golden case (a directory with x.f32) found at '%s'", root.c_str());
+    std::vector<GoldenCase> cases(dirs.size());
+    for (size_t i = 0; i < dirs.size(); ++i) {
+        std::string why;
+        if (!load_golden_case(dirs[i], cases[i], &why)) usage_error("%s", why.c_str());
+    }
+    return cases;
 }

@@ -16,6 +16,7 @@
 //                  against the HBM roofline.
 #include "../common/common.cuh"
 #include "../common/ggml_quants.h"
+#include "../common/ggml_quants_tensor.h"
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/golden.h"
 #include "../common/reference_gemm.h"
@@ -25,39 +26,6 @@
 #define QGF_GOLDEN_DIR "common/golden"
 #endif
 
-// ---------------------------------------------------------------------------------------------
-// Quantizing whole tensors on the CPU (n values, n % 32 == 0), rows in parallel
-// ---------------------------------------------------------------------------------------------
-
-// One quantized tensor: its format and its bytes.
-struct QuantizedTensor {
-    QuantFormat format;
-    std::vector<uint8_t> bytes;
-};
-
-constexpr int64_t kCpuChunkBlocks = 4096;  // blocks per parallel task
-
-QuantizedTensor quantize_cpu(const float* x, int64_t n, QuantFormat f, Q81Sum sum_mode = Q81Sum::DTimesSumQ) {
-    QuantizedTensor q{f, std::vector<uint8_t>((size_t)(n / 32) * block_bytes(f))};
-    const int64_t nblocks = n / 32;
-    parallel_for(ceil_div(nblocks, kCpuChunkBlocks), [&](int64_t chunk) {
-        const int64_t b0 = chunk * kCpuChunkBlocks, nb = std::min(kCpuChunkBlocks, nblocks - b0);
-        uint8_t* out = q.bytes.data() + b0 * block_bytes(f);
-        if (f == QuantFormat::Q4_0) quantize_row_q4_0_ref(x + b0 * 32, reinterpret_cast<block_q4_0*>(out), nb * 32);
-        else if (f == QuantFormat::Q8_0) quantize_row_q8_0_ref(x + b0 * 32, reinterpret_cast<block_q8_0*>(out), nb * 32);
-        else quantize_row_q8_1_ref(x + b0 * 32, reinterpret_cast<block_q8_1*>(out), nb * 32, sum_mode);
-    });
-    return q;
-}
-
-std::vector<float> dequantize_cpu(const QuantizedTensor& q) {
-    const int64_t n = (int64_t)(q.bytes.size() / block_bytes(q.format)) * 32;
-    std::vector<float> y(n);
-    if (q.format == QuantFormat::Q4_0) dequantize_row_q4_0(reinterpret_cast<const block_q4_0*>(q.bytes.data()), y.data(), n);
-    else if (q.format == QuantFormat::Q8_0) dequantize_row_q8(reinterpret_cast<const block_q8_0*>(q.bytes.data()), y.data(), n);
-    else dequantize_row_q8(reinterpret_cast<const block_q8_1*>(q.bytes.data()), y.data(), n);
-    return y;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: the CPU reference against ggml's own output
@@ -86,17 +54,6 @@ size_t exact_dot_diffs(const GoldenCase& c, const QuantizedTensor& q4, const Qua
     return diffs;
 }
 
-// Every golden case under root, loaded; a missing or malformed case is an input error (exit 2).
-std::vector<GoldenCase> load_golden_cases(const std::string& root) {
-    const std::vector<std::string> dirs = golden_case_dirs(root);
-    if (dirs.empty()) usage_error("no golden case (a directory with x.f32) found at '%s'", root.c_str());
-    std::vector<GoldenCase> cases(dirs.size());
-    for (size_t i = 0; i < dirs.size(); ++i) {
-        std::string why;
-        if (!load_golden_case(dirs[i], cases[i], &why)) usage_error("%s", why.c_str());
-    }
-    return cases;
-}
 
 // Returns true when every case matches the golden files exactly.
 bool check_golden_cpu(const std::vector<GoldenCase>& cases) {

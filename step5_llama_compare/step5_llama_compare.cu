@@ -1,0 +1,298 @@
+// Step 5: side by side with llama.cpp. What "compatible with llama.cpp" means, level by level.
+//
+// What it teaches: compatibility is not one thing. This program checks four levels, each PASS or
+// FAIL, against what ggml itself produced (common/golden/, made by ggml at commit d99724f2):
+//   1. layout   our block structs have ggml's sizes and field offsets (also static_asserts);
+//   2. bytes    our quantizers, CPU and GPU, write ggml's bytes for every golden input;
+//   3. numbers  our dot products, from our own blocks, reproduce the values ggml recorded: the
+//               CPU ones bit for bit, the GPU kernel (step 4's) within FP32 summation order;
+//   4. speed    our best kernels beside llama.cpp's recorded H200 times (not in this program yet:
+//               README.md says where those numbers are today).
+// Levels 1-3 run without a GPU (--cpu-only, a CTest in CI); --golden DIR runs levels 2-3 on any
+// folder of cases in the golden layout, so that fresh vectors from your own ggml can be checked.
+//
+// Build and run:   make step5          (or: build/step5_llama_compare [--cpu-only] [--golden DIR])
+// Look for:        which levels are exact and which need a tolerance, and why (README.md).
+#include "../common/common.cuh"
+#include "../common/ggml_quants.h"
+#include "../common/ggml_quants_gpu.cuh"
+#include "../common/ggml_quants_tensor.h"
+#include "../common/golden.h"
+#include "../common/q4_0_q8_1.h"
+#include "../step4_w4a8/kernels/01_naive.cuh"
+
+#include <cstddef>
+
+#ifndef QGF_GOLDEN_DIR
+#define QGF_GOLDEN_DIR "common/golden"
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// Level 1: layout
+// ---------------------------------------------------------------------------------------------
+
+// ggml's layout (src/ggml-common.h at d99724f2): packed blocks, fp16 scales, no padding.
+struct FieldLayout {
+    const char* type;
+    const char* field;
+    size_t ours_offset, ours_size, ggml_offset, ggml_size;
+};
+
+static_assert(sizeof(block_q4_0) == 18 && offsetof(block_q4_0, d) == 0 && offsetof(block_q4_0, qs) == 2, "block_q4_0 as ggml");
+static_assert(sizeof(block_q8_0) == 34 && offsetof(block_q8_0, d) == 0 && offsetof(block_q8_0, qs) == 2, "block_q8_0 as ggml");
+static_assert(sizeof(block_q8_1) == 36 && offsetof(block_q8_1, d) == 0 && offsetof(block_q8_1, s) == 2 &&
+                  offsetof(block_q8_1, qs) == 4,
+              "block_q8_1 as ggml");
+static_assert(alignof(block_q8_1) == 4, "block_q8_1 is 4-byte aligned in ggml (its d and s form one half2)");
+
+bool check_layout() {
+    const FieldLayout fields[] = {
+        {"block_q4_0", "(whole)", 0, sizeof(block_q4_0), 0, 18},
+        {"block_q4_0", "d", offsetof(block_q4_0, d), sizeof(ggml_half), 0, 2},
+        {"block_q4_0", "qs[16]", offsetof(block_q4_0, qs), sizeof(block_q4_0::qs), 2, 16},
+        {"block_q8_0", "(whole)", 0, sizeof(block_q8_0), 0, 34},
+        {"block_q8_0", "d", offsetof(block_q8_0, d), sizeof(ggml_half), 0, 2},
+        {"block_q8_0", "qs[32]", offsetof(block_q8_0, qs), sizeof(block_q8_0::qs), 2, 32},
+        {"block_q8_1", "(whole)", 0, sizeof(block_q8_1), 0, 36},
+        {"block_q8_1", "d", offsetof(block_q8_1, d), sizeof(ggml_half), 0, 2},
+        {"block_q8_1", "s", offsetof(block_q8_1, s), sizeof(ggml_half), 2, 2},
+        {"block_q8_1", "qs[32]", offsetof(block_q8_1, qs), sizeof(block_q8_1::qs), 4, 32},
+    };
+    bool ok = true;
+    std::printf("  %-11s %-8s %18s %18s\n", "type", "field", "ours (offset+size)", "ggml (offset+size)");
+    for (const auto& f : fields) {
+        const bool same = f.ours_offset == f.ggml_offset && f.ours_size == f.ggml_size;
+        ok = ok && same;
+        std::printf("  %-11s %-8s %12zu + %-3zu %12zu + %-3zu %s\n", f.type, f.field, f.ours_offset, f.ours_size,
+                    f.ggml_offset, f.ggml_size, same ? "" : "  DIFFERENT");
+    }
+    std::printf("  level 1, layout: %s\n", ok ? "PASS" : "FAIL");
+    return ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Level 2: bytes
+// ---------------------------------------------------------------------------------------------
+
+// The four quantizers ggml has an answer for, and which golden file holds it.
+struct QuantizerCase {
+    const char* name;
+    QuantFormat format;
+    Q81Sum sum_mode;
+    const std::vector<uint8_t>& (*expected)(const GoldenCase&);
+};
+const QuantizerCase kQuantizerCases[] = {
+    {"q4_0", QuantFormat::Q4_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q4_0; }},
+    {"q8_0", QuantFormat::Q8_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_0; }},
+    {"q8_1 (s = d*sum q)", QuantFormat::Q8_1, Q81Sum::DTimesSumQ,
+     [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1; }},
+    {"q8_1 (s = sum x)*", QuantFormat::Q8_1, Q81Sum::SumX,
+     [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1_cudaemu; }},
+};
+
+size_t differing_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& expected, QuantFormat f) {
+    if (got.size() != expected.size()) return SIZE_MAX;
+    return check_bytes("", got.data(), expected.data(), got.size(), block_bytes(f), 0).bad;
+}
+
+// The blocks a GPU quantizer makes of x; the output poisoned with `pattern` first.
+std::vector<uint8_t> quantize_gpu(const Gpu& gpu, const QuantizerCase& q, const std::vector<float>& x, uint8_t pattern) {
+    const int64_t n = (int64_t)x.size();
+    DeviceBuffer<float> dx(n);
+    DeviceBuffer<uint8_t> dy(n / 32 * block_bytes(q.format));
+    dx.upload(x.data());
+    poison(dy.get(), dy.bytes(), pattern, gpu.stream);
+    if (q.format == QuantFormat::Q4_0) quantize_q4_0_gpu(dx.get(), reinterpret_cast<block_q4_0*>(dy.get()), n, gpu.stream);
+    else if (q.format == QuantFormat::Q8_0) quantize_q8_0_gpu(dx.get(), reinterpret_cast<block_q8_0*>(dy.get()), n, gpu.stream);
+    else quantize_q8_1_gpu(dx.get(), reinterpret_cast<block_q8_1*>(dy.get()), n, q.sum_mode, gpu.stream);
+    CUDA_CHECK_LAST();
+    return dy.to_host();
+}
+
+// Differing bytes per quantizer over every case, CPU (and GPU when one is given).
+bool check_bytes_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
+    bool ok = true;
+    std::printf("  %-20s %16s %16s   (bytes that differ from ggml's, over %zu cases)\n", "quantizer", "CPU", "GPU",
+                cases.size());
+    for (const auto& q : kQuantizerCases) {
+        size_t cpu = 0, gpu_diffs = 0, total = 0;
+        for (const auto& c : cases) {
+            const std::vector<uint8_t>& expected = q.expected(c);
+            const QuantizedTensor t = quantize_cpu(c.x.data(), (int64_t)c.x.size(), q.format, q.sum_mode);
+            cpu += differing_bytes(t.bytes, expected, q.format);
+            total += expected.size();
+            if (gpu)
+                for (uint8_t pattern : kPoisonPatterns)
+                    gpu_diffs += differing_bytes(quantize_gpu(*gpu, q, c.x, pattern), expected, q.format);
+        }
+        ok = ok && cpu == 0 && gpu_diffs == 0;
+        std::printf("  %-20s %16zu %16s   of %zu bytes%s\n", q.name, cpu, gpu ? std::to_string(gpu_diffs).c_str() : "(no GPU)",
+                    total, cpu == 0 && gpu_diffs == 0 ? "" : "   FAIL");
+    }
+    std::printf("  * against q8_1_cudaemu.bin: an emulation of llama.cpp's CUDA quantizer in IEEE fp32, not ggml output\n");
+    std::printf("  level 2, bytes: %s\n", ok ? "PASS" : "FAIL");
+    return ok;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Level 3: numbers
+// ---------------------------------------------------------------------------------------------
+
+bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+// The values ggml recorded (golden README, dots.f64), recomputed on the CPU from *our* blocks:
+//   v0  ggml's scalar CPU Q4_0·Q8_0 in fp32                    bit for bit
+//   v3  the dequantized dot in float64                          relative 1e-12 (we add whole blocks,
+//                                                               ggml adds single products; both
+//                                                               overflow together where d is inf)
+//   v4  the CUDA formula d_w(d_a sumi - 8s) in fp32, s = d*sum q bit for bit (an emulation, in order)
+//   v5  the same with s = sum x, as llama.cpp's GPU stores it     bit for bit
+//   v6  v5's formula in float64                                   bit for bit
+struct NumberCounts {
+    size_t compared = 0, bad[5] = {0, 0, 0, 0, 0};
+};
+
+NumberCounts cpu_numbers(const GoldenCase& c) {
+    NumberCounts n;
+    const int64_t count = c.rows * c.k, nb = c.k / 32;
+    const QuantizedTensor w = quantize_cpu(c.x.data(), count, QuantFormat::Q4_0);
+    const QuantizedTensor a8_0 = quantize_cpu(c.x.data(), count, QuantFormat::Q8_0);
+    const QuantizedTensor a8_1 = quantize_cpu(c.x.data(), count, QuantFormat::Q8_1);
+    const QuantizedTensor a_sumx = quantize_cpu(c.x.data(), count, QuantFormat::Q8_1, Q81Sum::SumX);
+    const auto* wb = reinterpret_cast<const block_q4_0*>(w.bytes.data());
+    const auto* a0 = reinterpret_cast<const block_q8_0*>(a8_0.bytes.data());
+    const auto* a1 = reinterpret_cast<const block_q8_1*>(a8_1.bytes.data());
+    const auto* ax = reinterpret_cast<const block_q8_1*>(a_sumx.bytes.data());
+    for (int64_t i = 0; i < c.rows; ++i)
+        for (int64_t j = 0; j < c.rows; ++j) {
+            const double* v = &c.dots[(i * c.rows + j) * 8];
+            const block_q4_0* wi = wb + i * nb;
+            ++n.compared;
+            n.bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a0 + j * nb, nb), v[0]);
+            const double deq = w4a8_dot_f64(wi, a1 + j * nb, nb, W4A8Form::Signed);
+            n.bad[1] += !((!std::isfinite(deq) && !std::isfinite(v[3])) || std::fabs(deq - v[3]) <= 1e-12 * std::fabs(v[3]));
+            n.bad[2] += !same_double((double)w4a8_dot_f32(wi, a1 + j * nb, nb), v[4]);
+            n.bad[3] += !same_double((double)w4a8_dot_f32(wi, ax + j * nb, nb), v[5]);
+            n.bad[4] += !same_double(w4a8_dot_f64(wi, ax + j * nb, nb, W4A8Form::Compensated), v[6]);
+        }
+    return n;
+}
+
+// Step 4's naive W4A8 kernel on the golden weights and activations (every row against every
+// row), against v4 (s = d*sum q) and v5 (s = sum x). The GPU contracts multiplies and adds into
+// FMAs, so it is not bit-identical: the tolerance is step 4's, 3e-6 of sum |deq(w)·deq(a)|.
+// Where ggml's value is not finite (an fp16 overflow of s or d), the GPU's inf or NaN depends on
+// the order of the additions: those are counted apart, not compared.
+struct GpuNumberCounts {
+    size_t compared = 0, bad = 0, not_finite = 0;
+    double worst = 0;  // largest |got - ggml| / sum |deq(w)·deq(a)|
+};
+
+void gpu_numbers(const Gpu& gpu, const GoldenCase& c, GpuNumberCounts& out) {
+    const int64_t nb = c.k / 32, rows = c.rows;
+    const auto* w = reinterpret_cast<const block_q4_0*>(c.q4_0.data());
+    DeviceBuffer<block_q4_0> dw(rows * nb);
+    DeviceBuffer<block_q8_1> da(rows * nb);
+    DeviceBuffer<float> dc(rows * rows);
+    dw.upload(w);
+    std::vector<double> scale(rows * rows, 0.0);  // sum |deq(w)·deq(a)| per (i, j), from ggml's dequantized files
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < rows; ++j)
+            for (int64_t k = 0; k < c.k; ++k)
+                scale[i * rows + j] += std::fabs((double)c.deq_q4_0[i * c.k + k] * (double)c.deq_q8_0[j * c.k + k]);
+    const std::pair<const std::vector<uint8_t>*, int> activations[] = {{&c.q8_1, 4}, {&c.q8_1_cudaemu, 5}};
+    for (const auto& [bytes, variant] : activations) {
+        da.upload(reinterpret_cast<const block_q8_1*>(bytes->data()));
+        W4A8Args p{};
+        p.w_blocks = dw.get();
+        p.a = da.get();
+        p.c = dc.get();
+        p.M = (int)rows, p.N = (int)rows, p.K = (int)c.k;
+        for (uint8_t pattern : kPoisonPatterns) {
+            poison(dc.get(), dc.bytes(), pattern, gpu.stream);
+            launch_w4a8_naive(p, gpu.stream);
+            CUDA_CHECK_LAST();
+            const std::vector<float> got = dc.to_host();  // got[m * N + n]: activation row m, weight row n
+            for (int64_t i = 0; i < rows; ++i)
+                for (int64_t j = 0; j < rows; ++j) {
+                    const double expected = c.dots[(i * rows + j) * 8 + variant], g = got[j * rows + i];
+                    if (!std::isfinite(expected)) {
+                        ++out.not_finite;
+                        continue;
+                    }
+                    ++out.compared;
+                    const double err = std::fabs(g - expected) / std::max(scale[i * rows + j], 1e-300);
+                    out.worst = std::max(out.worst, std::isfinite(err) ? err : INFINITY);
+                    out.bad += !(err <= 3e-6);
+                }
+        }
+    }
+}
+
+bool check_numbers_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
+    NumberCounts total;
+    for (const auto& c : cases) {
+        const NumberCounts n = cpu_numbers(c);
+        total.compared += n.compared;
+        for (int v = 0; v < 5; ++v) total.bad[v] += n.bad[v];
+    }
+    const char* names[5] = {"v0 ggml CPU Q4_0*Q8_0, fp32", "v3 dequantized dot, float64", "v4 CUDA formula, s = d*sum q",
+                            "v5 CUDA formula, s = sum x", "v6 v5 in float64"};
+    const char* rule[5] = {"bit for bit", "rel. 1e-12", "bit for bit", "bit for bit", "bit for bit"};
+    bool ok = true;
+    std::printf("  CPU, from our own blocks (%zu dot products per variant):\n", total.compared);
+    for (int v = 0; v < 5; ++v) {
+        ok = ok && total.bad[v] == 0;
+        std::printf("    %-32s %-12s %8zu differ%s\n", names[v], rule[v], total.bad[v], total.bad[v] ? "   FAIL" : "");
+    }
+    if (gpu) {
+        GpuNumberCounts g;
+        for (const auto& c : cases) gpu_numbers(*gpu, c, g);
+        ok = ok && g.bad == 0;
+        std::printf("  GPU, step 4's naive kernel, v4 and v5, both poison patterns: %zu compared, %zu beyond 3e-6 of sum|aw| "
+                    "(worst %.1e); %zu not finite in ggml's file, not compared%s\n",
+                    g.compared, g.bad, g.worst, g.not_finite, g.bad ? "   FAIL" : "");
+    } else {
+        std::printf("  GPU: not run (no GPU, or --cpu-only)\n");
+    }
+    std::printf("  level 3, numbers: %s\n", ok ? "PASS" : "FAIL");
+    return ok;
+}
+
+int main(int argc, char** argv) {
+    ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers",
+                     "step5_llama_compare --cpu-only", 32, {},
+                     {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
+                      {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"}}};
+    info.uses_m = false;
+    const Options opt = parse_options(argc, argv, info);
+    // --check-only is accepted (every step takes it; this one only checks anyway), nothing else.
+    reject_flags_except(opt, {"cpu-only", "golden", "check-only"}, "step5_llama_compare");
+    const std::string golden_dir = opt.has("golden") ? *opt.extra_value("golden") : std::string(QGF_GOLDEN_DIR);
+    const std::vector<GoldenCase> cases = load_golden_cases(golden_dir);
+
+    const bool cpu_only = opt.has("cpu-only");
+    Gpu gpu;
+    if (!cpu_only) gpu = open_gpu(/*measure_bandwidth=*/false);
+    const Gpu* on_gpu = gpu.available ? &gpu : nullptr;
+    if (on_gpu) print_gpu_header(gpu);
+
+    bool ok = true;
+    if (!opt.has("golden")) {
+        std::printf("== level 1: layout (sizes and offsets against ggml's src/ggml-common.h) ==\n");
+        ok = check_layout() && ok;
+    }
+    std::printf("\n== level 2: bytes (%zu golden cases at %s) ==\n", cases.size(), golden_dir.c_str());
+    ok = check_bytes_level(cases, on_gpu) && ok;
+    std::printf("\n== level 3: numbers (the dot products ggml recorded, dots.f64) ==\n");
+    ok = check_numbers_level(cases, on_gpu) && ok;
+    std::printf("\n== level 4: speed ==\n  not in this program yet: step 4's README compares its kernels with llama.cpp's recorded"
+                " H200 times (results/llama_cpp_h200.csv)\n");
+
+    if (!cpu_only && !on_gpu) {
+        std::printf("\nSKIP step5_llama_compare: no usable CUDA device; levels 1-3 ran on the CPU only (%s)\n",
+                    ok ? "all passed" : "SOME FAILED");
+        return ok ? EXIT_NO_GPU : EXIT_CHECK_FAILED;
+    }
+    return finish_run(ok);
+}

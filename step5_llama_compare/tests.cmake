@@ -1,0 +1,19 @@
+# Step 5 tests (included by the top-level CMakeLists.txt).
+# CPU, in CI: levels 1-3 on every golden case; one case through --golden; corrupted copies of a
+# case rejected (the checks can fail).
+add_test(NAME step5_cpu_levels COMMAND step5_llama_compare --cpu-only)
+set_tests_properties(step5_cpu_levels PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME step5_cpu_golden_one_case COMMAND step5_llama_compare --cpu-only --golden ${CMAKE_SOURCE_DIR}/common/golden/normal_s1)
+set_tests_properties(step5_cpu_golden_one_case PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME step5_cpu_corrupted_golden_rejected
+         COMMAND bash ${CMAKE_SOURCE_DIR}/step5_llama_compare/test_corrupted_golden.sh $<TARGET_FILE:step5_llama_compare>
+                 ${CMAKE_SOURCE_DIR}/common/golden/normal_s1)
+set_tests_properties(step5_cpu_corrupted_golden_rejected PROPERTIES LABELS cpu TIMEOUT 300)
+
+# GPU: the same levels with the GPU quantizers and step 4's kernel; exit 77 without a GPU.
+add_test(NAME step5_gpu_levels COMMAND step5_llama_compare)
+set_tests_properties(step5_gpu_levels PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 900)
+add_sanitizer_test(step5_memcheck memcheck step5_llama_compare)
+
+add_exit_code_test(step5_cli_help 0 step5_llama_compare --help)
+add_cli_table_test(step5_cli_bad_command_lines step5_llama_compare ${CMAKE_SOURCE_DIR}/step5_llama_compare/bad_command_lines.txt)

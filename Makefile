@@ -3,6 +3,7 @@
 #   make step1              build, then run step 1's lesson   (make step1 ARGS="--m 64 --n 64 --k 64")
 #   make run                build, then run every step in order
 #   make test               build, then run all tests (GPU tests are skipped without a GPU)
+#   make exercise STEP=1 EX=1  build, then run exercise 1 of step 1 beside the kernel it practises
 #   make clean              remove the build directory
 #   make CUDA_ARCH=sm_90    any of the above for a given architecture (also sm_90a, "75;90")
 # CUDA_ARCH is passed on every configure, empty when not given: a plain `make` after
@@ -18,7 +19,7 @@ STEP_NAMES := $(basename $(notdir $(STEP_SOURCES)))
 STEP_NUMBERS := $(patsubst step%,%,$(foreach s,$(STEP_NAMES),$(firstword $(subst _, ,$(s)))))
 CMAKE_FLAGS := -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="$(CUDA_ARCH)"
 
-.PHONY: all build configure run test clean $(addprefix step,$(STEP_NUMBERS))
+.PHONY: all build configure run test clean exercise $(addprefix step,$(STEP_NUMBERS))
 
 all: build
 
@@ -41,6 +42,13 @@ step%:
 
 run: build
 	@for s in $(STEP_NAMES); do echo "### $$s"; $(call run_program,$$s); done
+
+exercise: build
+	@if [ -z "$(STEP)" ] || [ -z "$(EX)" ]; then echo "make: usage: make exercise STEP=1 EX=1" >&2; exit 2; fi
+	@prog=$$(basename $$(ls -d step$(STEP)_*/ 2>/dev/null | head -n 1) 2>/dev/null); \
+	if [ -z "$$prog" ] || [ ! -x "./$(BUILD_DIR)/$$prog" ]; then echo "make: there is no step $(STEP)" >&2; exit 2; fi; \
+	./$(BUILD_DIR)/$$prog --kernel ex$(EX) $(ARGS); rc=$$?; \
+	if [ $$rc -eq 77 ]; then echo "($$prog: skipped, no usable GPU)"; elif [ $$rc -ne 0 ]; then exit $$rc; fi
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure

@@ -24,19 +24,26 @@ struct ExtraFlag {
 };
 
 // Lesson kernels run by default. A canary is a deliberately broken kernel that a test runs by
-// name to prove that the checker rejects it; it never runs unless asked for.
-enum class KernelRole { Lesson, Canary };
+// name to prove that the checker rejects it; it never runs unless asked for. An exercise is the
+// learner's slot (a stub until written: exercises/ in each step); its solution lives apart and is
+// tested. Exercises run when named or with --exercises; a solution only when named.
+enum class KernelRole { Lesson, Canary, Exercise, Solution };
 
 struct KernelInfo {
     std::string name;
     std::string description;
     KernelRole role = KernelRole::Lesson;
+    std::string compare_with;   // exercises and solutions: the lesson kernel run beside them
+    std::string exercise_file;  // exercises: the file the learner edits
+    bool written = true;        // exercises: false while the file is the shipped stub
 };
 
 struct Options {
     bool has_shape = false;
     int64_t m = 0, n = 0, k = 0;
     std::vector<std::string> kernels;  // empty: every lesson kernel
+    std::vector<std::string> companions;  // lesson kernels that named exercises bring along
+    bool exercises = false;            // --exercises: every exercise beside the lesson kernels
     int iters = 20;
     int warmup = 5;
     uint64_t seed = 1234;
@@ -46,8 +53,9 @@ struct Options {
     std::vector<std::string> given;                          // every flag on the command line
 
     bool wants(const KernelInfo& kernel) const {
-        if (kernels.empty()) return kernel.role == KernelRole::Lesson;
-        return std::find(kernels.begin(), kernels.end(), kernel.name) != kernels.end();
+        if (kernels.empty()) return kernel.role == KernelRole::Lesson || (exercises && kernel.role == KernelRole::Exercise);
+        return std::find(kernels.begin(), kernels.end(), kernel.name) != kernels.end() ||
+               std::find(companions.begin(), companions.end(), kernel.name) != companions.end();
     }
     bool has(const std::string& flag) const { return extra_value(flag) != nullptr; }
     const std::string* extra_value(const std::string& flag) const {
@@ -111,6 +119,8 @@ inline void print_help(const ProgramInfo& info) {
         std::printf("  --n N --k K         a tensor of N rows of K values (both; default: the lesson case)\n");
     std::printf("  --kernel A[,B...]   run only these kernels (--list shows them)\n");
     std::printf("  --list              list the kernels, one line each\n");
+    if (std::any_of(info.kernels.begin(), info.kernels.end(), [](const KernelInfo& k) { return k.role == KernelRole::Exercise; }))
+        std::printf("  --exercises         run the exercise kernels too (README.md, Exercises); --kernel ex1 runs one\n");
     std::printf("  --iters N           timed repetitions, median and minimum reported (default 20)\n");
     std::printf("  --warmup N          untimed warm-up launches (default 5)\n");
     std::printf("  --seed S            data seed: same seed, same data, on any machine (default 1234)\n");
@@ -172,9 +182,14 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         if (flag == "help") { no_value(); print_help(info); std::exit(EXIT_ALL_PASSED); }
         else if (flag == "list") {
             no_value();
-            for (const auto& kern : info.kernels)
-                std::printf("%-24s %s%s\n", kern.name.c_str(), kern.description.c_str(),
-                            kern.role == KernelRole::Canary ? " [canary: deliberately wrong; a test expects FAIL]" : "");
+            for (const auto& kern : info.kernels) {
+                std::string tag;
+                if (kern.role == KernelRole::Canary) tag = " [canary: deliberately wrong; a test expects FAIL]";
+                if (kern.role == KernelRole::Exercise)
+                    tag = " [exercise" + std::string(kern.written ? "" : ", unsolved") + ": edit " + kern.exercise_file + "]";
+                if (kern.role == KernelRole::Solution) tag = " [solution]";
+                std::printf("%-24s %s%s\n", kern.name.c_str(), kern.description.c_str(), tag.c_str());
+            }
             std::exit(EXIT_ALL_PASSED);
         }
         else if (flag == "m") o.m = parse_int_flag(flag, take_value(), 1, kMaxDim);
@@ -184,6 +199,11 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         else if (flag == "warmup") o.warmup = (int)parse_int_flag(flag, take_value(), 0, 100000);
         else if (flag == "seed") o.seed = (uint64_t)parse_int_flag(flag, take_value(), 0, INT64_MAX);
         else if (flag == "check-only") { no_value(); o.check_only = true; }
+        else if (flag == "exercises" &&
+                 std::any_of(info.kernels.begin(), info.kernels.end(), [](const KernelInfo& k) { return k.role == KernelRole::Exercise; })) {
+            no_value();
+            o.exercises = true;
+        }
         else if (flag == "csv") { o.csv_path = take_value(); if (o.csv_path.empty()) usage_error("--csv needs a file name"); }
         else if (flag == "kernel") {
             for (const auto& name : split_commas(take_value())) {
@@ -193,6 +213,8 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
                 if (std::find(o.kernels.begin(), o.kernels.end(), name) != o.kernels.end())
                     usage_error("kernel '%s' is named twice in --kernel", name.c_str());
                 o.kernels.push_back(name);
+                for (const auto& kern : info.kernels)
+                    if (kern.name == name && !kern.compare_with.empty()) o.companions.push_back(kern.compare_with);
             }
         } else {
             auto extra = std::find_if(info.extra_flags.begin(), info.extra_flags.end(),
@@ -217,6 +239,7 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         if (o.m * o.k >= limit || o.n * o.k >= limit || o.m * o.n >= limit)
             usage_error("M*K, N*K and M*N must each be below 2^31 elements (32-bit indexing)");
     }
+    if (o.exercises && !o.kernels.empty()) usage_error("--exercises adds every exercise to the lesson kernels; with --kernel, name them");
     if (o.check_only && (o.was_given("iters") || o.was_given("warmup")))
         usage_error("--iters and --warmup set up timing, which --check-only turns off; give one or the other");
     if (!o.csv_path.empty()) require_writable(o.csv_path);

@@ -36,7 +36,17 @@ struct KernelRun {
     std::function<double()> quantization_nmse;  // optional: the output's NMSE against the unquantized product
     std::string error_metric;                // the name shown in the table
     enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
+    std::string unsolved_exercise;           // non-empty: the shipped stub of an exercise, this file to edit
 };
+
+// The run of one kernel of a step's table: name, and for an exercise that is still the shipped
+// stub, the file to edit (its FAIL then says so).
+inline KernelRun kernel_run_for(const KernelInfo& info) {
+    KernelRun run;
+    run.name = info.name;
+    if (info.role == KernelRole::Exercise && !info.written) run.unsolved_exercise = info.exercise_file;
+    return run;
+}
 
 // What every step prints before its cases: the GPU, its peaks and bandwidth, how timing is done.
 inline void print_run_header(const Gpu& gpu, const Options& opt) {
@@ -85,13 +95,18 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
         }
     }
     row.status = verdict.pass ? Status::Pass : Status::Fail;
+    if (!verdict.pass && !k.unsolved_exercise.empty()) {
+        std::printf("    %s: an unsolved exercise, not a bug: write the kernel in %s (README.md, Exercises)\n", k.name.c_str(),
+                    k.unsolved_exercise.c_str());
+        row.note = "unsolved exercise: " + k.unsolved_exercise;
+    }
     row.error_metric = k.error_metric;
     row.error_value = k.report == KernelRun::Report::MaxScaled ? verdict.max_scaled_err
                       : k.report == KernelRun::Report::Nmse    ? verdict.nmse
                                                                : (double)verdict.bad;
     row.error_is_count = k.report == KernelRun::Report::BadCount;
     if (k.quantization_nmse && verdict.pass) row.quant_nmse = k.quantization_nmse();
-    if (k.prepass) row.note = "incl. " + k.prepass_name;
+    if (k.prepass) row.note += (row.note.empty() ? "" : "; ") + ("incl. " + k.prepass_name);
     if (opt.check_only) return row;
 
     if (!k.setup) {

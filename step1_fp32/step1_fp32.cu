@@ -13,6 +13,10 @@
 #include "../common/cublas_baseline.cuh"
 #include "../common/reference_gemm.h"
 
+#include "exercises/ex1_row_blocking.cuh"
+#include "exercises/ex2_gemv_warp.cuh"
+#include "exercises/solutions/ex1_row_blocking.cuh"
+#include "exercises/solutions/ex2_gemv_warp.cuh"
 #include "kernels/01_naive.cuh"
 #include "kernels/02_coalesced.cuh"
 #include "kernels/03_smem_tiling.cuh"
@@ -100,6 +104,15 @@ const std::vector<Step1Kernel> kKernels = {
      launch_gemm_canary<Canary::StoreTwice>, [](const GemmCase& c) { return c.N >= 2 ? "" : "needs N >= 2"; }},
     {{"canary_tf32_inputs", "rounds A and W to TF32 before multiplying", KernelRole::Canary},
      launch_gemm_canary<Canary::Tf32Inputs>, any_shape},
+    {{"ex1", "exercise 1: register blocking along a row, 4 outputs per thread", KernelRole::Exercise, "smem_tiling",
+      "step1_fp32/exercises/ex1_row_blocking.cuh", kEx1Written},
+     launch_gemm_ex1, [](const GemmCase& c) { return grid_y_tiles(c.M, ex1::kTile); }},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "smem_tiling"}, launch_gemm_ex1_solution,
+     [](const GemmCase& c) { return grid_y_tiles(c.M, ex1::kTile); }},
+    {{"ex2", "exercise 2: GEMV, one warp per row, shuffle reduction", KernelRole::Exercise, "gemv_warp_rows",
+      "step1_fp32/exercises/ex2_gemv_warp.cuh", kEx2Written},
+     launch_gemv_ex2, needs_gemv},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_warp_rows"}, launch_gemv_ex2_solution, needs_gemv},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -141,8 +154,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     std::vector<ResultRow> rows;
     for (const auto& k : kKernels) {
         if (!opt.wants(k.info)) continue;
-        KernelRun run;
-        run.name = k.info.name;
+        KernelRun run = kernel_run_for(k.info);
         run.unsupported = k.why_not(c);
         if (k.launch) {
             run.launch = [&, launch = k.launch](int i) {

@@ -31,3 +31,7 @@ add_sanitizer_test(step1_racecheck_gemv_1x1000x260 racecheck step1_fp32 --m 1 --
 add_exit_code_test(step1_cli_help 0 step1_fp32 --help)
 add_exit_code_test(step1_cli_list 0 step1_fp32 --list)
 add_cli_table_test(step1_cli_bad_command_lines step1_fp32 ${CMAKE_SOURCE_DIR}/step1_fp32/bad_command_lines.txt)
+
+# Exercises: each slot fails as a stub (or passes once written); each solution passes.
+add_exercise_tests(step1_fp32 ex1 --m 37 --n 100 --k 4100)
+add_exercise_tests(step1_fp32 ex2 --m 1 --n 4100 --k 4100)

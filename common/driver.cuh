@@ -39,6 +39,11 @@ struct KernelRun {
     std::string unsolved_exercise;           // non-empty: the shipped stub of an exercise, this file to edit
 };
 
+// What a stub's FAIL says: it is an unsolved exercise, not a bug.
+inline void print_unsolved_exercise(const std::string& name, const std::string& file) {
+    std::printf("    %s: an unsolved exercise, not a bug: write the kernel in %s (README.md, Exercises)\n", name.c_str(), file.c_str());
+}
+
 // The run of one kernel of a step's table: name, and for an exercise that is still the shipped
 // stub, the file to edit (its FAIL then says so).
 inline KernelRun kernel_run_for(const KernelInfo& info) {
@@ -96,8 +101,7 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     }
     row.status = verdict.pass ? Status::Pass : Status::Fail;
     if (!verdict.pass && !k.unsolved_exercise.empty()) {
-        std::printf("    %s: an unsolved exercise, not a bug: write the kernel in %s (README.md, Exercises)\n", k.name.c_str(),
-                    k.unsolved_exercise.c_str());
+        print_unsolved_exercise(k.name, k.unsolved_exercise);
         row.note = "unsolved exercise: " + k.unsolved_exercise;
     }
     row.error_metric = k.error_metric;

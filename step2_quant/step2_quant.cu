@@ -21,6 +21,10 @@
 #include "../common/golden.h"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
+#include "exercises/ex1_q8_0_warp.cuh"
+#include "exercises/ex2_q4_0_warp.cuh"
+#include "exercises/solutions/ex1_q8_0_warp.cuh"
+#include "exercises/solutions/ex2_q4_0_warp.cuh"
 
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
@@ -214,6 +218,16 @@ const std::vector<GpuQuantizer> kQuantizers = {
      QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<-1>},
     {{"canary_q8_0_skip_zero", "Q8_0 that stores no code equal to 0", KernelRole::Canary}, QuantFormat::Q8_0,
      Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<0>},
+    {{"ex1", "exercise 1: Q8_0, one warp per block, amax by shuffles", KernelRole::Exercise, "quantize_q8_0",
+      "step2_quant/exercises/ex1_q8_0_warp.cuh", kEx1Written},
+     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_quantize_q8_0_ex1},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "quantize_q8_0"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ,
+     launch_quantize_q8_0_ex1_solution},
+    {{"ex2", "exercise 2: Q4_0, one warp per block, ggml's tie rule", KernelRole::Exercise, "quantize_q4_0",
+      "step2_quant/exercises/ex2_q4_0_warp.cuh", kEx2Written},
+     QuantFormat::Q4_0, Q81Sum::DTimesSumQ, launch_quantize_q4_0_ex2},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "quantize_q4_0"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ,
+     launch_quantize_q4_0_ex2_solution},
 };
 
 // The blocks q makes of x on the GPU, its output poisoned with `pattern` first.
@@ -249,6 +263,8 @@ bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
         }
         std::printf("  %-28s %zu of %zu bytes differ from the golden files (both poison patterns): %s\n",
                     q.info.name.c_str(), diffs, total, diffs == 0 ? "PASS" : "FAIL");
+        const KernelRun as_run = kernel_run_for(q.info);
+        if (diffs != 0 && !as_run.unsolved_exercise.empty()) print_unsolved_exercise(q.info.name, as_run.unsolved_exercise);
         ok = ok && diffs == 0;
     }
     return ok;
@@ -272,8 +288,7 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
     for (const auto& q : kQuantizers) {
         if (!opt.wants(q.info)) continue;
         const QuantizedTensor expected = quantize_cpu(x.data(), n, q.format, q.sum_mode);
-        KernelRun run;
-        run.name = q.info.name;
+        KernelRun run = kernel_run_for(q.info);
         run.launch = [&](int i) { q.launch(dx.get() + (size_t)(i % rot.copies) * n, dy.get(), n, gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(dy.get(), dy.bytes(), pattern, gpu.stream); };
         run.check = [&] {

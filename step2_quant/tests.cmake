@@ -22,3 +22,8 @@ add_sanitizer_test(step2_memcheck_3x96 memcheck step2_quant --n 3 --k 96)
 add_sanitizer_test(step2_racecheck_37x4128 racecheck step2_quant --n 37 --k 4128)
 add_cli_table_test(step2_cli_bad_command_lines step2_quant ${CMAKE_SOURCE_DIR}/step2_quant/bad_command_lines.txt
                    GOLDEN=${CMAKE_SOURCE_DIR}/common/golden)
+
+# Exercises: each slot fails as a stub (or passes once written); each solution passes (golden
+# cases and a 37 x 4128 tensor).
+add_exercise_tests(step2_quant ex1 --n 37 --k 4128)
+add_exercise_tests(step2_quant ex2 --n 37 --k 4128)

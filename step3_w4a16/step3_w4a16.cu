@@ -22,6 +22,10 @@
 #include "../common/q4_0_layout.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
+#include "exercises/ex1_w8_per_row.cuh"
+#include "exercises/ex2_g128_gemv_words.cuh"
+#include "exercises/solutions/ex1_w8_per_row.cuh"
+#include "exercises/solutions/ex2_g128_gemv_words.cuh"
 #include "kernels/01_naive.cuh"
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_gemv.cuh"
@@ -117,6 +121,16 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_canary<G128Canary::SkipLastGroup>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
     {{"canary_fp32_weights", "(q - z)*s in FP32, not rounded to fp16 as the format says", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::Fp32Weights>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+    {{"ex1", "exercise 1: W8 per row, thread per output, the scale after the sum", KernelRole::Exercise, "gemv_w8",
+      "step3_w4a16/exercises/ex1_w8_per_row.cuh", kEx1Written},
+     launch_w4a16_ex1, Weights::W8, Acts::F16, {}, Pipe::Fp32},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_w8"}, launch_w4a16_ex1_solution, Weights::W8,
+     Acts::F16, {}, Pipe::Fp32},
+    {{"ex2", "exercise 2: group-128 GEMV, a word per lane, the 0x6400 trick", KernelRole::Exercise, "gemv_g128",
+      "step3_w4a16/exercises/ex2_g128_gemv_words.cuh", kEx2Written},
+     launch_w4a16_ex2, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_g128"}, launch_w4a16_ex2_solution, Weights::G128,
+     Acts::F16, {}, Pipe::Fp32},
 };
 const KernelInfo kCublasHgemm{"cublas_hgemm", "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices"};
@@ -130,7 +144,8 @@ constexpr double kKernelTolerance = 3e-6;
 std::string kernel_why_not(const Step3Kernel& k, int64_t M, int64_t N, int64_t K, const Gpu& gpu) {
     const std::string name = k.info.name;
     if (k.weights == Weights::G128 && K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    if (name == "naive" || name.rfind("canary", 0) == 0) return w4a16_naive_why_not(M, N, K);
+    if (name == "naive" || name.rfind("canary", 0) == 0 || name.rfind("ex1", 0) == 0) return w4a16_naive_why_not(M, N, K);
+    if (name.rfind("ex2", 0) == 0) return w4a16_ex2_why_not(M);
     if (name == "smem_tiled") return w4a16_smem_tiled_why_not(M, N, K);
     if (name.rfind("gemv", 0) == 0) return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin);
     return w4a16_mma_g128_why_not(M, N, K);
@@ -309,6 +324,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
     std::vector<ResultRow> rows;
     for (const Step3Kernel* k : kernels) {
         KernelRun run = checked_run(k->info.name, k->weights, k->acts);
+        run.unsolved_exercise = kernel_run_for(k->info).unsolved_exercise;
         run.arch = k->arch;
         run.pipe = k->pipe;
         run.unsupported = kernel_why_not(*k, c.M, c.N, c.K, gpu);

@@ -30,3 +30,7 @@ add_sanitizer_test(step3_racecheck_2x100x4224 racecheck step3_w4a16 --m 2 --n 10
 add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
 add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)
 add_cli_table_test(step3_cli_bad_command_lines step3_w4a16 ${CMAKE_SOURCE_DIR}/step3_w4a16/bad_command_lines.txt)
+
+# Exercises: each slot fails as a stub (or passes once written); each solution passes.
+add_exercise_tests(step3_w4a16 ex1 --m 37 --n 100 --k 4224)
+add_exercise_tests(step3_w4a16 ex2 --m 3 --n 4100 --k 4224)

@@ -25,6 +25,10 @@
 #include "../common/q4_0_q8_1.h"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
+#include "exercises/ex1_gemv_compensation.cuh"
+#include "exercises/ex2_warp_per_output.cuh"
+#include "exercises/solutions/ex1_gemv_compensation.cuh"
+#include "exercises/solutions/ex2_warp_per_output.cuh"
 #include "kernels/01_naive.cuh"
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_dp4a.cuh"
@@ -164,6 +168,14 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
      w4a8_naive_why_not, {}},
+    {{"ex1", "exercise 1: the compensation formula in a DP4A GEMV", KernelRole::Exercise, "gemv_dp4a",
+      "step4_w4a8/exercises/ex1_gemv_compensation.cuh", kEx1Written},
+     launch_w4a8_ex1, w4a8_ex1_why_not, {61}},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_dp4a"}, launch_w4a8_ex1_solution, w4a8_ex1_why_not, {61}},
+    {{"ex2", "exercise 2: a warp per output, lanes over K-blocks", KernelRole::Exercise, "dp4a",
+      "step4_w4a8/exercises/ex2_warp_per_output.cuh", kEx2Written},
+     launch_w4a8_ex2, w4a8_naive_why_not, {}},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "dp4a"}, launch_w4a8_ex2_solution, w4a8_naive_why_not, {}},
 };
 const KernelInfo kQuantizerAlone{"quantize_a_alone", "the GEMVs' pre-pass by itself: A (FP32) -> Q8_1, split layout"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
@@ -335,8 +347,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     std::vector<ResultRow> rows;
     for (const auto& k : kKernels) {
         if (!opt.wants(k.info)) continue;
-        KernelRun run;
-        run.name = k.info.name;
+        KernelRun run = kernel_run_for(k.info);
         run.arch = k.arch;
         run.unsupported = k.why_not(c.M, c.N);
         run.pipe = Pipe::Dp4a;

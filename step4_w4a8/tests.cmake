@@ -30,3 +30,7 @@ add_sanitizer_test(step4_racecheck_2x100x15360 racecheck step4_w4a8 --m 2 --n 10
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)
 add_cli_table_test(step4_cli_bad_command_lines step4_w4a8 ${CMAKE_SOURCE_DIR}/step4_w4a8/bad_command_lines.txt)
+
+# Exercises: each slot fails as a stub (or passes once written); each solution passes.
+add_exercise_tests(step4_w4a8 ex1 --m 3 --n 4100 --k 4128)
+add_exercise_tests(step4_w4a8 ex2 --m 37 --n 4100 --k 4128)

@@ -41,7 +41,7 @@ struct KernelRun {
 
 // What a stub's FAIL says: it is an unsolved exercise, not a bug.
 inline void print_unsolved_exercise(const std::string& name, const std::string& file) {
-    std::printf("    %s: an unsolved exercise, not a bug: write the kernel in %s (README.md, Exercises)\n", name.c_str(), file.c_str());
+    std::printf("    %s: an unsolved exercise, not a bug: write it in %s (README.md, Exercises)\n", name.c_str(), file.c_str());
 }
 
 // The run of one kernel of a step's table: name, and for an exercise that is still the shipped

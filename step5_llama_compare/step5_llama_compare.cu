@@ -20,6 +20,10 @@
 #include "../common/golden.h"
 #include "../common/q4_0_q8_1.h"
 #include "../step4_w4a8/kernels/01_naive.cuh"
+#include "exercises/ex1_dequant_q8_0.h"
+#include "exercises/ex2_unquantized_dot.h"
+#include "exercises/solutions/ex1_dequant_q8_0.h"
+#include "exercises/solutions/ex2_unquantized_dot.h"
 
 #include <cstddef>
 
@@ -259,15 +263,56 @@ bool check_numbers_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
     return ok;
 }
 
+// ---------------------------------------------------------------------------------------------
+// The exercise slots: compatibility checks the learner writes (exercises/), run on every case
+// ---------------------------------------------------------------------------------------------
+
+struct ExerciseCheck {
+    KernelInfo info;
+    size_t (*differences)(const GoldenCase&);  // kUnsolvedCheck while it is the shipped stub
+};
+
+const std::vector<ExerciseCheck> kExerciseChecks = {
+    {{"ex1", "exercise 1: Q8_0 dequantization against deq_q8_0.f32, bit for bit", KernelRole::Exercise, "",
+      "step5_llama_compare/exercises/ex1_dequant_q8_0.h", kEx1Written},
+     exercise1_dequant_q8_0_diffs},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution}, exercise1_solution_dequant_q8_0_diffs},
+    {{"ex2", "exercise 2: the unquantized dot product (v7) in float64, bit for bit", KernelRole::Exercise, "",
+      "step5_llama_compare/exercises/ex2_unquantized_dot.h", kEx2Written},
+     exercise2_unquantized_dot_diffs},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution}, exercise2_solution_unquantized_dot_diffs},
+};
+
+bool run_exercise_checks(const Options& opt, const std::vector<GoldenCase>& cases) {
+    bool ok = true;
+    for (const auto& e : kExerciseChecks) {
+        if (!opt.wants(e.info) || (opt.kernels.empty() && !opt.exercises)) continue;
+        size_t diffs = 0;
+        bool unsolved = false;
+        for (const auto& c : cases) {
+            const size_t d = e.differences(c);
+            unsolved = unsolved || d == kUnsolvedCheck;
+            if (d != kUnsolvedCheck) diffs += d;
+        }
+        const bool pass = !unsolved && diffs == 0;
+        ok = ok && pass;
+        std::printf("  %-14s %s: %s\n", e.info.name.c_str(), e.info.description.c_str(),
+                    unsolved ? "FAIL (not written yet)" : (std::to_string(diffs) + " differ, " + (pass ? "PASS" : "FAIL")).c_str());
+        if (unsolved) print_unsolved_exercise(e.info.name, e.info.exercise_file);
+    }
+    return ok;
+}
+
 int main(int argc, char** argv) {
     ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers",
                      "step5_llama_compare --cpu-only", 32, {},
                      {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
                       {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"}}};
     info.uses_m = false;
+    for (const auto& e : kExerciseChecks) info.kernels.push_back(e.info);
     const Options opt = parse_options(argc, argv, info);
     // --check-only is accepted (every step takes it; this one only checks anyway), nothing else.
-    reject_flags_except(opt, {"cpu-only", "golden", "check-only"}, "step5_llama_compare");
+    reject_flags_except(opt, {"cpu-only", "golden", "check-only", "kernel", "exercises"}, "step5_llama_compare");
     const std::string golden_dir = opt.has("golden") ? *opt.extra_value("golden") : std::string(QGF_GOLDEN_DIR);
     const std::vector<GoldenCase> cases = load_golden_cases(golden_dir);
 
@@ -286,6 +331,10 @@ int main(int argc, char** argv) {
     ok = check_bytes_level(cases, on_gpu) && ok;
     std::printf("\n== level 3: numbers (the dot products ggml recorded, dots.f64) ==\n");
     ok = check_numbers_level(cases, on_gpu) && ok;
+    if (!opt.kernels.empty() || opt.exercises) {
+        std::printf("\n== exercises: your own compatibility checks (README.md, Exercises) ==\n");
+        ok = run_exercise_checks(opt, cases) && ok;
+    }
     std::printf("\n== level 4: speed ==\n  not in this program yet: step 4's README compares its kernels with llama.cpp's recorded"
                 " H200 times (results/llama_cpp_h200.csv)\n");
 

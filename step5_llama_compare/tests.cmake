@@ -17,3 +17,7 @@ add_sanitizer_test(step5_memcheck memcheck step5_llama_compare)
 
 add_exit_code_test(step5_cli_help 0 step5_llama_compare --help)
 add_cli_table_test(step5_cli_bad_command_lines step5_llama_compare ${CMAKE_SOURCE_DIR}/step5_llama_compare/bad_command_lines.txt)
+
+# Exercises (CPU checks): each slot fails as a stub (or passes once written); each solution passes.
+add_exercise_tests(step5_llama_compare ex1 --cpu-only)
+add_exercise_tests(step5_llama_compare ex2 --cpu-only)

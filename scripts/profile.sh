@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# One kernel of one step under Nsight Compute, summarised on one screen: time, achieved DRAM
+# bandwidth, SM and tensor-pipe utilisation, occupancy, issue activity, shared-memory bank
+# conflicts and the top warp stall reasons. For the lessons' "what limits this kernel".
+#
+# usage: scripts/profile.sh STEP KERNEL [ARGS...]     e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336
+# env:   NCU       the ncu binary (default: ncu on PATH, else the CUDA toolkit's)
+#        FUNCTION  regex of the CUDA function to profile when it differs from KERNEL (gemv_g128 runs
+#                  w4a16_gemv<GemvG128, 1>: FUNCTION=w4a16_gemv); default: KERNEL
+# The program runs with --check-only --kernel KERNEL ARGS; the first launch of a matching function
+# is profiled with --clock-control none (the GPU's own clocks, as in the timed runs). The full ncu
+# report goes to build/profile/STEP-KERNEL.txt. Exit 77 without ncu or a GPU (one line), 2 on bad usage.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ $# -lt 2 ]; then
+  echo "usage: scripts/profile.sh STEP KERNEL [ARGS...]   (e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336)" >&2
+  exit 2
+fi
+step=$1 kernel=$2
+shift 2
+ncu=${NCU:-$(command -v ncu 2>/dev/null || echo "${CUDA_HOME:-/usr/local/cuda}/bin/ncu")}
+if [ ! -x "$ncu" ]; then
+  echo "profile.sh: Nsight Compute not found ($ncu); it comes with the CUDA toolkit, or set NCU=/path/to/ncu"
+  exit 77
+fi
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "profile.sh: no GPU visible; Nsight Compute profiles a kernel running on one"
+  exit 77
+fi
+program=build/$step
+if [ ! -x "$program" ]; then echo "profile.sh: no program $program (run make first)" >&2; exit 2; fi
+if ! "$program" --list | awk -v k="$kernel" '$1 == k {found = 1} END {exit !found}'; then
+  echo "profile.sh: $step has no kernel '$kernel' ($program --list shows them)" >&2; exit 2
+fi
+
+# The metrics we want, kept to the ones this ncu knows (names differ across versions and GPUs).
+wanted=(gpu__time_duration.sum
+        dram__throughput.avg.pct_of_peak_sustained_elapsed
+        dram__bytes_read.sum.per_second
+        sm__throughput.avg.pct_of_peak_sustained_elapsed
+        sm__warps_active.avg.pct_of_peak_sustained_active
+        smsp__issue_active.avg.pct_of_peak_sustained_active
+        sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active
+        sm__pipe_tensor_op_imma_cycles_active.avg.pct_of_peak_sustained_active
+        l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+        l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum)
+known=$("$ncu" --query-metrics 2>/dev/null | awk '{print $1}')
+metrics=""
+for m in "${wanted[@]}"; do
+  if printf '%s\n' "$known" | grep -qx "${m%%.*}"; then metrics+="${metrics:+,}$m"; fi
+done
+
+mkdir -p build/profile
+report=build/profile/$step-$kernel.txt
+"$ncu" --clock-control none --kernel-name "regex:${FUNCTION:-$kernel}" --launch-count 1 \
+  --section WarpStateStats ${metrics:+--metrics "$metrics"} \
+  "$program" --check-only --kernel "$kernel" "$@" >"$report" 2>&1
+rc=$?
+if grep -q "No kernels were profiled" "$report" || ! grep -q "gpu__time_duration\|Duration" "$report"; then
+  tail -n 5 "$report"
+  echo "profile.sh: no launch of a function matching '${FUNCTION:-$kernel}' was profiled; set FUNCTION (full report: $report)"
+  exit 1
+fi
+
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+echo "== $step --kernel $kernel $* | $gpu | $(date -u '+%Y-%m-%d %H:%M UTC') | ncu --clock-control none =="
+grep -E "^  [^ ].*\(" "$report" | head -n 1   # the profiled function and its launch shape
+for m in "${wanted[@]}"; do grep -E "^ +${m//./\\.} " "$report" | sed 's/^ */  /'; done
+grep -E "Warp Cycles Per Issued Instruction|Avg. Active Threads Per Warp" "$report" | sed 's/^ */  /'
+echo "  top stall reasons (ncu's own words):"
+grep -iE "stall" "$report" | grep -vE "^ +[a-z_]+__" | sed 's/^ */    /' | head -n 6
+echo "(full report: $report; the program exited $rc)"

@@ -17,7 +17,7 @@
 // Look for:        which levels are exact and which need a tolerance, and why (README.md).
 #include "../common/common.cuh"
 #include "../common/ggml_quants.h"
-#include "../common/ggml_quants_gpu.cuh"
+#include "../common/quantize_on_gpu.cuh"
 #include "../common/ggml_quants_tensor.h"
 #include "../common/golden.h"
 #include "../common/q4_0_q8_1.h"
@@ -89,34 +89,21 @@ struct QuantizerCase {
     const char* name;
     QuantFormat format;
     Q81Sum sum_mode;
+    QuantizerLauncher gpu;
     const std::vector<uint8_t>& (*expected)(const GoldenCase&);
 };
 const QuantizerCase kQuantizerCases[] = {
-    {"q4_0", QuantFormat::Q4_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q4_0; }},
-    {"q8_0", QuantFormat::Q8_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_0; }},
-    {"q8_1 (s = d*sum q)", QuantFormat::Q8_1, Q81Sum::DTimesSumQ,
+    {"q4_0", QuantFormat::Q4_0, Q81Sum::DTimesSumQ, launch_q4_0, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q4_0; }},
+    {"q8_0", QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_q8_0, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_0; }},
+    {"q8_1 (s = d*sum q)", QuantFormat::Q8_1, Q81Sum::DTimesSumQ, launch_q8_1,
      [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1; }},
-    {"q8_1 (s = sum x)*", QuantFormat::Q8_1, Q81Sum::SumX,
+    {"q8_1 (s = sum x)*", QuantFormat::Q8_1, Q81Sum::SumX, launch_q8_1_sumx,
      [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1_cudaemu; }},
 };
 
 size_t differing_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& expected, QuantFormat f) {
     if (got.size() != expected.size()) return SIZE_MAX;
     return check_bytes("", got.data(), expected.data(), got.size(), block_bytes(f), 0).bad;
-}
-
-// The blocks a GPU quantizer makes of x; the output poisoned with `pattern` first.
-std::vector<uint8_t> quantize_gpu(const Gpu& gpu, const QuantizerCase& q, const std::vector<float>& x, uint8_t pattern) {
-    const int64_t n = (int64_t)x.size();
-    DeviceBuffer<float> dx(n);
-    DeviceBuffer<uint8_t> dy(n / 32 * block_bytes(q.format));
-    dx.upload(x.data());
-    poison(dy.get(), dy.bytes(), pattern, gpu.stream);
-    if (q.format == QuantFormat::Q4_0) quantize_q4_0_gpu(dx.get(), reinterpret_cast<block_q4_0*>(dy.get()), n, gpu.stream);
-    else if (q.format == QuantFormat::Q8_0) quantize_q8_0_gpu(dx.get(), reinterpret_cast<block_q8_0*>(dy.get()), n, gpu.stream);
-    else quantize_q8_1_gpu(dx.get(), reinterpret_cast<block_q8_1*>(dy.get()), n, q.sum_mode, gpu.stream);
-    CUDA_CHECK_LAST();
-    return dy.to_host();
 }
 
 // Differing bytes per quantizer over every case, CPU (and GPU when one is given).
@@ -133,7 +120,7 @@ bool check_bytes_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
             total += expected.size();
             if (gpu)
                 for (uint8_t pattern : kPoisonPatterns)
-                    gpu_diffs += differing_bytes(quantize_gpu(*gpu, q, c.x, pattern), expected, q.format);
+                    gpu_diffs += differing_bytes(quantize_on_gpu(*gpu, q.gpu, q.format, c.x, pattern), expected, q.format);
         }
         ok = ok && cpu == 0 && gpu_diffs == 0;
         std::printf("  %-20s %16zu %16s   of %zu bytes%s\n", q.name, cpu, gpu ? std::to_string(gpu_diffs).c_str() : "(no GPU)",

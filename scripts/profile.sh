@@ -47,7 +47,8 @@ wanted=(gpu__time_duration.sum
 known=$("$ncu" --query-metrics 2>/dev/null | awk '{print $1}')
 metrics=""
 for m in "${wanted[@]}"; do
-  if printf '%s\n' "$known" | grep -qx "${m%%.*}"; then metrics+="${metrics:+,}$m"; fi
+  # a here-string, not a pipe: with pipefail, printf into grep -q fails on SIGPIPE when grep stops early
+  if grep -qx "${m%%.*}" <<<"$known"; then metrics+="${metrics:+,}$m"; fi
 done
 
 mkdir -p build/profile

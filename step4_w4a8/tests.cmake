@@ -11,7 +11,9 @@ set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIM
 # GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
 add_gpu_test(step4_lesson_cases step4_w4a8)
 # 2x100x15360: three of gemv_async's 7-blocks-per-lane chunks, so its shared-memory ring is refilled.
-foreach(shape "1;100;32" "2;4100;4128" "3;1;4128" "8;100;32" "37;4100;4128" "129;100;4128" "1;4100;4128" "2;100;15360")
+# K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
+foreach(shape "1;100;32" "2;4100;4128" "3;1;4128" "8;100;32" "37;4100;4128" "129;100;4128" "1;4100;4128" "2;100;15360"
+        "3;4100;4224" "17;100;4224" "37;100;4224" "129;4100;128")
   list(GET shape 0 m)
   list(GET shape 1 n)
   list(GET shape 2 k)
@@ -26,6 +28,8 @@ add_sanitizer_test(step4_memcheck_37x100x4128 memcheck step4_w4a8 --m 37 --n 100
 add_sanitizer_test(step4_memcheck_3x4101x32 memcheck step4_w4a8 --m 3 --n 4101 --k 32)
 add_sanitizer_test(step4_racecheck_129x100x4128 racecheck step4_w4a8 --m 129 --n 100 --k 4128)
 add_sanitizer_test(step4_racecheck_2x100x15360 racecheck step4_w4a8 --m 2 --n 100 --k 15360)
+add_sanitizer_test(step4_memcheck_37x100x4224 memcheck step4_w4a8 --m 37 --n 100 --k 4224)
+add_sanitizer_test(step4_racecheck_3x100x4224 racecheck step4_w4a8 --m 3 --n 100 --k 4224)
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

@@ -94,7 +94,7 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
     return r;
 }
 
-// What the kernel does to a word, on the host: the int8 16·(n - 8) of the high (or, shifted, the
+// What the kernel does to a word (the same code on the host for the tests): the int8 16·(n - 8) of the high (or, shifted, the
 // low) nibble of each byte.
-inline uint32_t int8_from_high_nibbles(uint32_t w) { return (w ^ 0x88888888u) & 0xF0F0F0F0u; }
-inline uint32_t int8_from_low_nibbles(uint32_t w) { return int8_from_high_nibbles(w << 4); }
+GGML_HD uint32_t int8_from_high_nibbles(uint32_t w) { return (w ^ 0x88888888u) & 0xF0F0F0F0u; }
+GGML_HD uint32_t int8_from_low_nibbles(uint32_t w) { return int8_from_high_nibbles(w << 4); }

@@ -125,6 +125,27 @@ static void test_parse_options() {
     EXPECT(split_commas("a,b").size() == 2 && split_commas("a").size() == 1);
 }
 
+// Exercise slots: not run by default; --exercises adds exercises (not solutions); naming an
+// exercise brings the lesson kernel it practises along; a stub's run carries its file.
+static void test_exercise_roles() {
+    const KernelInfo lesson{"tiled", ""}, other{"other", ""};
+    const KernelInfo ex{"ex1", "", KernelRole::Exercise, "tiled", "step/exercises/ex1.cuh", false};
+    const KernelInfo solution{"ex1_solution", "", KernelRole::Solution, "tiled"};
+    const KernelInfo written{"ex2", "", KernelRole::Exercise, "other", "step/exercises/ex2.cuh", true};
+    ProgramInfo info{"prog", "unit test", "prog", 1, {lesson, other, ex, solution, written}, {}};
+    Options o = parse({}, info);
+    EXPECT(o.wants(lesson) && !o.wants(ex) && !o.wants(solution));
+    o = parse({"--exercises"}, info);
+    EXPECT(o.exercises && o.wants(lesson) && o.wants(ex) && o.wants(written) && !o.wants(solution));
+    o = parse({"--kernel", "ex1"}, info);
+    EXPECT(o.wants(ex) && o.wants(lesson) && !o.wants(other) && !o.wants(solution) && !o.wants(written));
+    o = parse({"--kernel", "ex1_solution"}, info);
+    EXPECT(o.wants(solution) && o.wants(lesson) && !o.wants(ex));
+    EXPECT(kernel_run_for(ex).unsolved_exercise == "step/exercises/ex1.cuh");
+    EXPECT(kernel_run_for(written).unsolved_exercise.empty() && kernel_run_for(solution).unsolved_exercise.empty());
+    EXPECT(kernel_run_for(lesson).name == "tiled");
+}
+
 // A GPU with the H200's L2, for the host-side helpers that read only its fields.
 static Gpu fake_gpu(int cc, int code_sm, bool code_specific) {
     Gpu g;
@@ -178,5 +199,6 @@ int main() {
     test_reference_gemm();
     test_data();
     test_parse_options();
+    test_exercise_roles();
     return unit_test_summary();
 }

@@ -48,6 +48,15 @@ for s in "${steps[@]}"; do
   fi
 done
 
+# The profiles the lessons quote (scripts/profiles.txt), when Nsight Compute is there.
+while read -r pstep pkernel pargs; do
+  case "$pstep" in ''|'#'*) continue ;; esac
+  m=$(printf '%s\n' "$pargs" | sed -n 's/.*--m \([0-9]*\).*/\1/p')
+  # shellcheck disable=SC2086
+  scripts/profile.sh "$pstep" "$pkernel" $pargs >"$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log" 2>&1 ||
+    rm -f "$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log"
+done <scripts/profiles.txt
+
 verdict() { case $1 in 0) echo PASS ;; 77) echo "SKIP (no usable GPU)" ;; *) echo FAIL ;; esac; }
 echo
 echo "tests: $test_summary ($skipped skipped)   full logs: $LOG_DIR"

@@ -30,4 +30,22 @@ refuse no_device "$good_info" "SKIP step1_fp32: no usable CUDA device; the optio
 refuse arch_skip "$good_info" "SKIP double_buffered: needs sm_90a code, this build runs sm_90 code here"
 refuse failed_check "$good_info" "  naive  0.1  FAIL"
 refuse failed_run "$good_info" "SOME CHECKS FAILED"
+
+# Accepted: a passing log fills its block, and a profile block is labelled with the script that
+# printed it. Run on a scratch copy of the tree, so no real README changes.
+mkdir -p "$work/tree/scripts" "$work/tree/stepx" "$work/ok"
+cp "$src/scripts/update_readme_results.py" "$work/tree/scripts/"
+printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n<!-- results:profile--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n' \
+  >"$work/tree/stepx/README.md"
+echo "$good_info" >"$work/ok/run_info.txt"
+printf '%s\n' "$good_log" >"$work/ok/step1_fp32.log"
+printf '== step1_fp32 --kernel naive | ncu ==\n  gpu__time_duration.sum  us  1.0\n' >"$work/ok/profile--step1_fp32--naive--m1.log"
+if python3 "$work/tree/scripts/update_readme_results.py" "$work/ok" >/dev/null 2>&1 &&
+   grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/README.md" &&
+   grep -q 'Printed by `scripts/profile.sh`' "$work/tree/stepx/README.md" &&
+   grep -q 'gpu__time_duration' "$work/tree/stepx/README.md" && ! grep -q '^old$' "$work/tree/stepx/README.md"; then
+  echo "ok: a passing run fills its blocks, profile blocks included"
+else
+  echo "FAIL: the blocks were not filled as expected"; cat "$work/tree/stepx/README.md"; failures=$((failures + 1))
+fi
 exit $((failures != 0))

@@ -10,6 +10,8 @@
 //               README.md says where those numbers are today).
 // Levels 1-3 run without a GPU (--cpu-only, a CTest in CI); --golden DIR runs levels 2-3 on any
 // folder of cases in the golden layout, so that fresh vectors from your own ggml can be checked.
+// Built with -DGGML_DIR (your own ggml checkout and build), it also compares bytes live: fresh
+// data through ggml's library and ours (ggml_live.cpp, the only file that includes ggml.h).
 //
 // Build and run:   make step5          (or: build/step5_llama_compare [--cpu-only] [--golden DIR])
 // Look for:        which levels are exact and which need a tolerance, and why (README.md).
@@ -26,6 +28,10 @@
 #include "exercises/solutions/ex2_unquantized_dot.h"
 
 #include <cstddef>
+
+#ifdef QGF_WITH_GGML
+#include "ggml_live.h"
+#endif
 
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
@@ -264,6 +270,52 @@ bool check_numbers_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Live: the reader's own ggml library (built in with -DGGML_DIR), on fresh data
+// ---------------------------------------------------------------------------------------------
+
+#ifdef QGF_WITH_GGML
+// Fresh data: N(0,1); the same with 1 value in 97 times 20; and exact ties: each 32-block holds
+// one value of magnitude 127 (so Q8's d is 1 and id is 1) and otherwise multiples of 0.5, so that
+// x·id lands exactly half-way between two codes: round-half-away and round-half-even disagree.
+std::vector<std::pair<std::string, std::vector<float>>> live_data(uint64_t seed, int64_t n) {
+    std::vector<float> normal(n);
+    fill_normal(normal, seed, 51);
+    std::vector<float> outliers = normal, ties(n);
+    for (int64_t i = 0; i < n; i += 97) outliers[i] *= 20.f;
+    fill_uniform(ties, seed, 52, -126.f, 126.f);
+    for (int64_t i = 0; i < n; ++i)
+        ties[i] = i % 32 == 0 ? ((i / 32) % 2 ? 127.f : -127.f) : std::round(ties[i] * 2.f) / 2.f;
+    return {{"N(0,1)", normal}, {"outliers x20", outliers}, {"exact ties", ties}};
+}
+
+bool check_live(uint64_t seed) {
+    constexpr int64_t kValues = 64 * 4096;
+    std::printf("  linked: %s\n", ggml_live_version().c_str());
+    std::printf("  %-20s %-6s %22s %24s\n", "data", "format", "bytes differing", "dequantized differing");
+    const std::pair<const char*, LiveFormat> formats[] = {{"q4_0", LiveFormat::Q4_0}, {"q8_0", LiveFormat::Q8_0}, {"q8_1", LiveFormat::Q8_1}};
+    const QuantFormat ours[] = {QuantFormat::Q4_0, QuantFormat::Q8_0, QuantFormat::Q8_1};
+    bool ok = true;
+    for (const auto& [name, x] : live_data(seed, kValues))
+        for (int f = 0; f < 3; ++f) {
+            const std::vector<uint8_t> theirs = ggml_live_quantize(formats[f].second, x.data(), kValues);
+            const QuantizedTensor mine = quantize_cpu(x.data(), kValues, ours[f]);
+            const size_t bytes = differing_bytes(mine.bytes, theirs, ours[f]);  // SIZE_MAX: ggml has no quantizer
+            const std::vector<float> their_values = ggml_live_dequantize(formats[f].second, theirs, kValues);
+            const bool dequantizes = !their_values.empty();
+            const size_t values = dequantizes ? count_float_diffs(dequantize_cpu(mine), their_values) : 0;
+            const bool pass = bytes == 0 && values == 0;
+            ok = ok && pass;
+            const std::string value_cell = dequantizes ? std::to_string(values) + " of " + std::to_string(kValues)
+                                                       : "(ggml has no dequantizer)";
+            std::printf("  %-20s %-6s %14zu of %-7zu %24s%s\n", name.c_str(), formats[f].first, bytes, mine.bytes.size(),
+                        value_cell.c_str(), pass ? "" : "   FAIL");
+        }
+    std::printf("  live, ggml's own library: %s\n", ok ? "PASS" : "FAIL");
+    return ok;
+}
+#endif
+
+// ---------------------------------------------------------------------------------------------
 // The exercise slots: compatibility checks the learner writes (exercises/), run on every case
 // ---------------------------------------------------------------------------------------------
 
@@ -307,12 +359,21 @@ int main(int argc, char** argv) {
     ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers",
                      "step5_llama_compare --cpu-only", 32, {},
                      {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
-                      {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"}}};
+                      {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"},
+                      {"live-only", false, "only the live comparison with your ggml (a build with -DGGML_DIR)"}}};
     info.uses_m = false;
     for (const auto& e : kExerciseChecks) info.kernels.push_back(e.info);
     const Options opt = parse_options(argc, argv, info);
     // --check-only is accepted (every step takes it; this one only checks anyway), nothing else.
-    reject_flags_except(opt, {"cpu-only", "golden", "check-only", "kernel", "exercises"}, "step5_llama_compare");
+    reject_flags_except(opt, {"cpu-only", "golden", "check-only", "kernel", "exercises", "live-only", "seed"}, "step5_llama_compare");
+#ifndef QGF_WITH_GGML
+    if (opt.has("live-only")) usage_error("--live-only needs a build with -DGGML_DIR=<your ggml checkout> (README.md)");
+#else
+    if (opt.has("live-only")) {
+        std::printf("== live: your ggml against our quantizers, on fresh data ==\n");
+        return check_live(opt.seed) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+    }
+#endif
     const std::string golden_dir = opt.has("golden") ? *opt.extra_value("golden") : std::string(QGF_GOLDEN_DIR);
     const std::vector<GoldenCase> cases = load_golden_cases(golden_dir);
 
@@ -331,6 +392,12 @@ int main(int argc, char** argv) {
     ok = check_bytes_level(cases, on_gpu) && ok;
     std::printf("\n== level 3: numbers (the dot products ggml recorded, dots.f64) ==\n");
     ok = check_numbers_level(cases, on_gpu) && ok;
+    std::printf("\n== live: your own ggml library, on fresh data ==\n");
+#ifdef QGF_WITH_GGML
+    ok = check_live(opt.seed) && ok;
+#else
+    std::printf("  not built in: configure with -DGGML_DIR=<a ggml checkout with a build> (README.md, 'The live comparison')\n");
+#endif
     if (!opt.kernels.empty() || opt.exercises) {
         std::printf("\n== exercises: your own compatibility checks (README.md, Exercises) ==\n");
         ok = run_exercise_checks(opt, cases) && ok;

@@ -21,3 +21,12 @@ add_cli_table_test(step5_cli_bad_command_lines step5_llama_compare ${CMAKE_SOURC
 # Exercises (CPU checks): each slot fails as a stub (or passes once written); each solution passes.
 add_exercise_tests(step5_llama_compare ex1 --cpu-only)
 add_exercise_tests(step5_llama_compare ex2 --cpu-only)
+
+# The live comparison with the reader's own ggml (-DGGML_DIR, top-level CMakeLists.txt): fresh
+# data through ggml's library and ours, byte for byte, on the CPU.
+if(QGF_WITH_GGML)
+  add_test(NAME step5_live_ggml_cpu COMMAND step5_llama_compare --cpu-only --live-only)
+  set_tests_properties(step5_live_ggml_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+else()
+  add_exit_code_test(step5_cli_live_needs_ggml 2 step5_llama_compare --live-only)
+endif()

@@ -44,12 +44,17 @@ inline void print_unsolved_exercise(const std::string& name, const std::string& 
     std::printf("    %s: an unsolved exercise, not a bug: write it in %s (README.md, Exercises)\n", name.c_str(), file.c_str());
 }
 
+// The file to edit when a kernel is an exercise still in its shipped stub, else "".
+inline std::string unsolved_exercise_file(const KernelInfo& info) {
+    return info.role == KernelRole::Exercise && !info.written ? info.exercise_file : "";
+}
+
 // The run of one kernel of a step's table: name, and for an exercise that is still the shipped
 // stub, the file to edit (its FAIL then says so).
 inline KernelRun kernel_run_for(const KernelInfo& info) {
     KernelRun run;
     run.name = info.name;
-    if (info.role == KernelRole::Exercise && !info.written) run.unsolved_exercise = info.exercise_file;
+    run.unsolved_exercise = unsolved_exercise_file(info);
     return run;
 }
 

@@ -116,3 +116,46 @@ inline float ggml_q4_0_q8_0_dot_f32(const block_q4_0* w, const block_q8_0* a, in
         sum = add_rn(sum, mul_rn(mul_rn((float)block_signed_sumi(w[b], a[b].qs), fp16_to_fp32(w[b].d)), fp16_to_fp32(a[b].d)));
     return sum;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Against the dot products ggml recorded (common/golden/, dots.f64)
+// ---------------------------------------------------------------------------------------------
+
+// How many of a golden case's recorded dot products our formulas reproduce, from the given
+// blocks (rows x nblocks each), for every (weight row i, activation row j):
+//   v0  ggml's scalar Q4_0·Q8_0 in fp32 (ggml_q4_0_q8_0_dot_f32)   bit for bit
+//   v3  the dequantized dot in float64 (the signed form)             relative 1e-12: ggml adds single
+//       products, we add whole blocks; where a Q4_0 scale overflowed, ggml's 0·inf = NaN and our
+//       ±inf both say "overflow", and either is accepted
+//   v4  the CUDA formula in fp32, activations with s = d·Σq          bit for bit
+//   v5  the same with s = Σx (llama.cpp's GPU quantizer)              bit for bit
+//   v6  v5's formula in float64                                       bit for bit
+// Two NaNs count as equal. `dots` is dots.f64: [i][j][8] doubles.
+struct GoldenDotCounts {
+    static constexpr int kVariants = 5;
+    static constexpr const char* kNames[kVariants] = {"v0 ggml CPU Q4_0*Q8_0, fp32", "v3 dequantized dot, float64",
+                                                      "v4 CUDA formula, s = d*sum q", "v5 CUDA formula, s = sum x",
+                                                      "v6 v5 in float64"};
+    static constexpr const char* kRules[kVariants] = {"bit for bit", "rel. 1e-12", "bit for bit", "bit for bit", "bit for bit"};
+    size_t compared = 0;
+    size_t bad[kVariants] = {0, 0, 0, 0, 0};
+};
+
+inline bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+inline void count_golden_dots(const double* dots, int64_t rows, int64_t nblocks, const block_q4_0* w, const block_q8_0* a8_0,
+                              const block_q8_1* a8_1, const block_q8_1* a_sumx, GoldenDotCounts& counts) {
+    for (int64_t i = 0; i < rows; ++i)
+        for (int64_t j = 0; j < rows; ++j) {
+            const double* v = &dots[(i * rows + j) * 8];
+            const block_q4_0* wi = w + i * nblocks;
+            ++counts.compared;
+            counts.bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a8_0 + j * nblocks, nblocks), v[0]);
+            const double signed_f64 = w4a8_dot_f64(wi, a8_1 + j * nblocks, nblocks, W4A8Form::Signed);
+            const bool both_overflowed = !std::isfinite(signed_f64) && !std::isfinite(v[3]);
+            counts.bad[1] += !(both_overflowed || std::fabs(signed_f64 - v[3]) <= 1e-12 * std::fabs(v[3]));
+            counts.bad[2] += !same_double((double)w4a8_dot_f32(wi, a8_1 + j * nblocks, nblocks), v[4]);
+            counts.bad[3] += !same_double((double)w4a8_dot_f32(wi, a_sumx + j * nblocks, nblocks), v[5]);
+            counts.bad[4] += !same_double(w4a8_dot_f64(wi, a_sumx + j * nblocks, nblocks, W4A8Form::Compensated), v[6]);
+        }
+}

@@ -42,8 +42,6 @@
 // Part 1: the formats and their error
 // ---------------------------------------------------------------------------------------------
 
-double weight_nmse(const std::vector<float>& deq, const std::vector<float>& w) { return nmse(deq, w); }
-
 // N(0,1) weights, and the same with 1 in 256 values multiplied by 20 (the outliers real layers have).
 void compare_formats(uint64_t seed) {
     constexpr int64_t N = 256, K = 4096;
@@ -69,8 +67,8 @@ void compare_formats(uint64_t seed) {
          [](const std::vector<float>& w, int64_t, int64_t) { return from_fp16(to_fp16(w)); }},
     };
     for (const Row& r : rows)
-        std::printf("    %-44s %8.3f %14.3e %14.3e\n", r.name, r.bits, weight_nmse(r.deq(normal, N, K), normal),
-                    weight_nmse(r.deq(outliers, N, K), outliers));
+        std::printf("    %-44s %8.3f %14.3e %14.3e\n", r.name, r.bits, nmse(r.deq(normal, N, K), normal),
+                    nmse(r.deq(outliers, N, K), outliers));
 }
 
 // The trick, bit by bit, for one nibble.
@@ -99,6 +97,14 @@ const std::vector<GemmCase> kLessonCases = {
 enum class Weights { Q4_0, G128, W8, F16, F32 };
 enum class Acts { F32, F16 };
 
+// Why a kernel cannot run a shape ("" when it can); the group-128 rule on K is added for all.
+using Step3WhyNot = std::string (*)(int64_t M, int64_t N, int64_t K, const Gpu& gpu);
+std::string one_thread_per_output(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_naive_why_not(M, N, K); }
+std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_smem_tiled_why_not(M, N, K); }
+std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
+std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
+std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
+
 struct Step3Kernel {
     KernelInfo info;
     void (*launch)(const W4A16Args&, cudaStream_t);
@@ -106,31 +112,32 @@ struct Step3Kernel {
     Acts acts;
     ArchNeed arch;
     Pipe pipe;
+    Step3WhyNot why_not;
 };
 
 const std::vector<Step3Kernel> kKernels = {
-    {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32},
-    {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32},
-    {{"gemv_q4_0", "03 M<=8: warp per row, 16-byte loads, 0x6400 trick, Q4_0 x fp16"}, launch_w4a16_gemv<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32},
-    {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
-    {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, Weights::W8, Acts::F16, {}, Pipe::Fp32},
-    {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor},
+    {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32, one_thread_per_output},
+    {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32, smem_tiles},
+    {{"gemv_q4_0", "03 M<=8: warp per row, 16-byte loads, 0x6400 trick, Q4_0 x fp16"}, launch_w4a16_gemv<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, gemv_limits},
+    {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, Weights::G128, Acts::F16, {}, Pipe::Fp32, gemv_limits},
+    {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, Weights::W8, Acts::F16, {}, Pipe::Fp32, gemv_limits},
+    {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, mma_limits},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+     launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::SkipLastGroup>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+     launch_w4a16_canary<G128Canary::SkipLastGroup>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"canary_fp32_weights", "(q - z)*s in FP32, not rounded to fp16 as the format says", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::Fp32Weights>, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+     launch_w4a16_canary<G128Canary::Fp32Weights>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"ex1", "exercise 1: W8 per row, thread per output, the scale after the sum", KernelRole::Exercise, "gemv_w8",
       "step3_w4a16/exercises/ex1_w8_per_row.cuh", kEx1Written},
-     launch_w4a16_ex1, Weights::W8, Acts::F16, {}, Pipe::Fp32},
+     launch_w4a16_ex1, Weights::W8, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_w8"}, launch_w4a16_ex1_solution, Weights::W8,
-     Acts::F16, {}, Pipe::Fp32},
+     Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"ex2", "exercise 2: group-128 GEMV, a word per lane, the 0x6400 trick", KernelRole::Exercise, "gemv_g128",
       "step3_w4a16/exercises/ex2_g128_gemv_words.cuh", kEx2Written},
-     launch_w4a16_ex2, Weights::G128, Acts::F16, {}, Pipe::Fp32},
+     launch_w4a16_ex2, Weights::G128, Acts::F16, {}, Pipe::Fp32, ex2_limits},
     {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_g128"}, launch_w4a16_ex2_solution, Weights::G128,
-     Acts::F16, {}, Pipe::Fp32},
+     Acts::F16, {}, Pipe::Fp32, ex2_limits},
 };
 const KernelInfo kCublasHgemm{"cublas_hgemm", "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices"};
@@ -142,13 +149,8 @@ const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized F
 constexpr double kKernelTolerance = 3e-6;
 
 std::string kernel_why_not(const Step3Kernel& k, int64_t M, int64_t N, int64_t K, const Gpu& gpu) {
-    const std::string name = k.info.name;
     if (k.weights == Weights::G128 && K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    if (name == "naive" || name.rfind("canary", 0) == 0 || name.rfind("ex1", 0) == 0) return w4a16_naive_why_not(M, N, K);
-    if (name.rfind("ex2", 0) == 0) return w4a16_ex2_why_not(M);
-    if (name == "smem_tiled") return w4a16_smem_tiled_why_not(M, N, K);
-    if (name.rfind("gemv", 0) == 0) return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin);
-    return w4a16_mma_g128_why_not(M, N, K);
+    return k.why_not(M, N, K, gpu);
 }
 
 // Bytes one launch must read at least: its weights, its activations, and the output written.
@@ -306,11 +308,10 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
     if (!opt.check_only) print_l2_rotation(rot, gpu);
 
     auto download_rows = [&] { return gather_rows(d.c.to_host(), c.N, h.rows); };
-    auto checked_run = [&](const std::string& name, Weights w, Acts a) {
-        KernelRun run;
-        run.name = name;
+    auto checked_run = [&](const KernelInfo& info, Weights w, Acts a) {
+        KernelRun run = kernel_run_for(info);
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&, name, w, a] {
+        run.check = [&, name = info.name, w, a] {
             const ReferenceRows& ref = h.reference(w, a);
             const std::vector<float> got = download_rows();
             return check_close(name.c_str(), got.data(), ref.c.data(), got.size(),
@@ -323,8 +324,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
 
     std::vector<ResultRow> rows;
     for (const Step3Kernel* k : kernels) {
-        KernelRun run = checked_run(k->info.name, k->weights, k->acts);
-        run.unsolved_exercise = kernel_run_for(k->info).unsolved_exercise;
+        KernelRun run = checked_run(k->info, k->weights, k->acts);
         run.arch = k->arch;
         run.pipe = k->pipe;
         run.unsupported = kernel_why_not(*k, c.M, c.N, c.K, gpu);
@@ -332,7 +332,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
         rows.push_back(evaluate_kernel(gpu, opt, run, workload(k->weights, k->acts, c.M, c.N, c.K)));
     }
     if (run_hgemm) {
-        KernelRun run = checked_run(kCublasHgemm.name, Weights::F16, Acts::F16);
+        KernelRun run = checked_run(kCublasHgemm, Weights::F16, Acts::F16);
         run.pipe = Pipe::Fp16Tensor;
         run.launch = [&](int i) {
             CUBLAS_CHECK(cublas_hgemm_run(cublas, reinterpret_cast<const __half*>(d.copy(d.a_f16, i)),
@@ -341,7 +341,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
         rows.push_back(evaluate_kernel(gpu, opt, run, workload(Weights::F16, Acts::F16, c.M, c.N, c.K)));
     }
     if (run_sgemm) {
-        KernelRun run = checked_run(kCublasSgemm.name, Weights::F32, Acts::F32);
+        KernelRun run = checked_run(kCublasSgemm, Weights::F32, Acts::F32);
         run.launch = [&](int i) {
             cublas_sgemm_rowmajor(cublas, d.copy(d.a_f32, i), d.copy(d.w_f32, i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
         };

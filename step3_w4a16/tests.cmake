@@ -11,12 +11,7 @@ set_tests_properties(step3_cpu_formats_and_repack PROPERTIES LABELS cpu TIMEOUT 
 # K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
 # M = 1..8, 9, 17, 37 and 129 take each of mma_g128's tile shapes.
 add_gpu_test(step3_lesson_cases step3_w4a16)
-foreach(shape "1;100;128" "2;4100;4224" "3;1;4224" "9;100;128" "17;4100;4224" "37;100;4224" "129;4100;128" "1;4100;4128" "2;100;32" "8;100;4224")
-  list(GET shape 0 m)
-  list(GET shape 1 n)
-  list(GET shape 2 k)
-  add_gpu_test(step3_shape_${m}x${n}x${k} step3_w4a16 --m ${m} --n ${n} --k ${k})
-endforeach()
+add_gpu_shape_tests(step3 step3_w4a16 1x100x128 2x4100x4224 3x1x4224 9x100x128 17x4100x4224 37x100x4224 129x4100x128 1x4100x4128 2x100x32 8x100x4224)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)

@@ -43,21 +43,12 @@ static void test_compensation_identity() {
     EXPECT(mismatches == 0);
 }
 
-static bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-
-// For every golden case and every (weight row i, activation row j):
-//   variant 0: ggml's scalar Q4_0·Q8_0 in fp32                       -> ggml_q4_0_q8_0_dot_f32, bit for bit
-//   variant 3: the dequantized dot in float64                         -> the signed form in float64
-//   variant 4: the CUDA formula in fp32, activations q8_1.bin         -> w4a8_dot_f32, bit for bit
-//   variant 5: the same with q8_1_cudaemu.bin (s = Σx)                -> w4a8_dot_f32, bit for bit
-//   variant 6: variant 5's formula in float64                          -> w4a8_dot_f64 (compensated), bit for bit
-// Variant 3 sums its 32 products per block one by one, we sum whole blocks: equal to 1e-12. Where
-// a Q4_0 scale overflowed to inf (case huge_q4_overflow), ggml's dequantized values hold 0·inf =
-// NaN while the block-integer form gives ±inf: both just say "overflow", and either is accepted.
+// Every golden case's recorded dot products (variants 0, 3, 4, 5, 6: count_golden_dots in
+// common/q4_0_q8_1.h says which rule each follows), from ggml's own blocks.
 static void test_golden_dots() {
     const std::vector<std::string> dirs = golden_case_dirs(QGF_GOLDEN_DIR);
     EXPECT(dirs.size() == 20);
-    size_t bad[5] = {0, 0, 0, 0, 0}, compared = 0;
+    GoldenDotCounts counts;
     for (const auto& dir : dirs) {
         GoldenCase c;
         std::string why;
@@ -66,33 +57,16 @@ static void test_golden_dots() {
             EXPECT(false);
             continue;
         }
-        const int64_t nb = c.k / 32;
-        std::vector<uint8_t> cudaemu_bytes;
-        EXPECT(read_file(dir + "/q8_1_cudaemu.bin", cudaemu_bytes));
-        const auto* w = reinterpret_cast<const block_q4_0*>(c.q4_0.data());
-        const auto* a8_0 = reinterpret_cast<const block_q8_0*>(c.q8_0.data());
-        const auto* a8_1 = reinterpret_cast<const block_q8_1*>(c.q8_1.data());
-        const auto* a_cuda = reinterpret_cast<const block_q8_1*>(c.q8_1_cudaemu.data());
-        for (int64_t i = 0; i < c.rows; ++i)
-            for (int64_t j = 0; j < c.rows; ++j) {
-                const double* v = &c.dots[(i * c.rows + j) * 8];
-                const block_q4_0* wi = w + i * nb;
-                ++compared;
-                bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a8_0 + j * nb, nb), v[0]);
-                const double signed_f64 = w4a8_dot_f64(wi, a8_1 + j * nb, nb, W4A8Form::Signed);
-                const bool both_overflowed = !std::isfinite(signed_f64) && !std::isfinite(v[3]);
-                bad[1] += !(both_overflowed || std::fabs(signed_f64 - v[3]) <= 1e-12 * std::fabs(v[3]));
-                bad[2] += !same_double((double)w4a8_dot_f32(wi, a8_1 + j * nb, nb), v[4]);
-                bad[3] += !same_double((double)w4a8_dot_f32(wi, a_cuda + j * nb, nb), v[5]);
-                bad[4] += !same_double(w4a8_dot_f64(wi, a_cuda + j * nb, nb, W4A8Form::Compensated), v[6]);
-            }
+        count_golden_dots(c.dots.data(), c.rows, c.k / 32, reinterpret_cast<const block_q4_0*>(c.q4_0.data()),
+                          reinterpret_cast<const block_q8_0*>(c.q8_0.data()), reinterpret_cast<const block_q8_1*>(c.q8_1.data()),
+                          reinterpret_cast<const block_q8_1*>(c.q8_1_cudaemu.data()), counts);
     }
-    const char* names[5] = {"variant 0", "variant 3", "variant 4", "variant 5", "variant 6"};
-    for (int i = 0; i < 5; ++i) {
-        if (bad[i]) std::printf("golden %s: %zu of %zu dot products differ\n", names[i], bad[i], compared);
-        EXPECT(bad[i] == 0);
+    for (int v = 0; v < GoldenDotCounts::kVariants; ++v) {
+        if (counts.bad[v])
+            std::printf("golden %s: %zu of %zu dot products differ\n", GoldenDotCounts::kNames[v], counts.bad[v], counts.compared);
+        EXPECT(counts.bad[v] == 0);
     }
-    EXPECT(compared > 100);
+    EXPECT(counts.compared > 100);
 }
 
 // The unpacking every DP4A kernel does, for all 256 byte values in each of the 4 byte positions

@@ -12,13 +12,8 @@ set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIM
 add_gpu_test(step4_lesson_cases step4_w4a8)
 # 2x100x15360: three of gemv_async's 7-blocks-per-lane chunks, so its shared-memory ring is refilled.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
-foreach(shape "1;100;32" "2;4100;4128" "3;1;4128" "8;100;32" "37;4100;4128" "129;100;4128" "1;4100;4128" "2;100;15360"
-        "3;4100;4224" "17;100;4224" "37;100;4224" "129;4100;128")
-  list(GET shape 0 m)
-  list(GET shape 1 n)
-  list(GET shape 2 k)
-  add_gpu_test(step4_shape_${m}x${n}x${k} step4_w4a8 --m ${m} --n ${n} --k ${k})
-endforeach()
+add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360
+                    3x4100x4224 17x100x4224 37x100x4224 129x4100x128)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)

@@ -17,7 +17,7 @@
 // Look for:        which levels are exact and which need a tolerance, and why (README.md).
 #include "../common/common.cuh"
 #include "../common/ggml_quants.h"
-#include "../common/ggml_quants_gpu.cuh"
+#include "../common/quantize_on_gpu.cuh"
 #include "../common/ggml_quants_tensor.h"
 #include "../common/golden.h"
 #include "../common/q4_0_q8_1.h"
@@ -89,34 +89,21 @@ struct QuantizerCase {
     const char* name;
     QuantFormat format;
     Q81Sum sum_mode;
+    QuantizerLauncher gpu;
     const std::vector<uint8_t>& (*expected)(const GoldenCase&);
 };
 const QuantizerCase kQuantizerCases[] = {
-    {"q4_0", QuantFormat::Q4_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q4_0; }},
-    {"q8_0", QuantFormat::Q8_0, Q81Sum::DTimesSumQ, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_0; }},
-    {"q8_1 (s = d*sum q)", QuantFormat::Q8_1, Q81Sum::DTimesSumQ,
+    {"q4_0", QuantFormat::Q4_0, Q81Sum::DTimesSumQ, launch_q4_0, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q4_0; }},
+    {"q8_0", QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_q8_0, [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_0; }},
+    {"q8_1 (s = d*sum q)", QuantFormat::Q8_1, Q81Sum::DTimesSumQ, launch_q8_1,
      [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1; }},
-    {"q8_1 (s = sum x)*", QuantFormat::Q8_1, Q81Sum::SumX,
+    {"q8_1 (s = sum x)*", QuantFormat::Q8_1, Q81Sum::SumX, launch_q8_1_sumx,
      [](const GoldenCase& c) -> const std::vector<uint8_t>& { return c.q8_1_cudaemu; }},
 };
 
 size_t differing_bytes(const std::vector<uint8_t>& got, const std::vector<uint8_t>& expected, QuantFormat f) {
     if (got.size() != expected.size()) return SIZE_MAX;
     return check_bytes("", got.data(), expected.data(), got.size(), block_bytes(f), 0).bad;
-}
-
-// The blocks a GPU quantizer makes of x; the output poisoned with `pattern` first.
-std::vector<uint8_t> quantize_gpu(const Gpu& gpu, const QuantizerCase& q, const std::vector<float>& x, uint8_t pattern) {
-    const int64_t n = (int64_t)x.size();
-    DeviceBuffer<float> dx(n);
-    DeviceBuffer<uint8_t> dy(n / 32 * block_bytes(q.format));
-    dx.upload(x.data());
-    poison(dy.get(), dy.bytes(), pattern, gpu.stream);
-    if (q.format == QuantFormat::Q4_0) quantize_q4_0_gpu(dx.get(), reinterpret_cast<block_q4_0*>(dy.get()), n, gpu.stream);
-    else if (q.format == QuantFormat::Q8_0) quantize_q8_0_gpu(dx.get(), reinterpret_cast<block_q8_0*>(dy.get()), n, gpu.stream);
-    else quantize_q8_1_gpu(dx.get(), reinterpret_cast<block_q8_1*>(dy.get()), n, q.sum_mode, gpu.stream);
-    CUDA_CHECK_LAST();
-    return dy.to_host();
 }
 
 // Differing bytes per quantizer over every case, CPU (and GPU when one is given).
@@ -133,7 +120,7 @@ bool check_bytes_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
             total += expected.size();
             if (gpu)
                 for (uint8_t pattern : kPoisonPatterns)
-                    gpu_diffs += differing_bytes(quantize_gpu(*gpu, q, c.x, pattern), expected, q.format);
+                    gpu_diffs += differing_bytes(quantize_on_gpu(*gpu, q.gpu, q.format, c.x, pattern), expected, q.format);
         }
         ok = ok && cpu == 0 && gpu_diffs == 0;
         std::printf("  %-20s %16zu %16s   of %zu bytes%s\n", q.name, cpu, gpu ? std::to_string(gpu_diffs).c_str() : "(no GPU)",
@@ -148,44 +135,17 @@ bool check_bytes_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
 // Level 3: numbers
 // ---------------------------------------------------------------------------------------------
 
-bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
-
 // The values ggml recorded (golden README, dots.f64), recomputed on the CPU from *our* blocks:
-//   v0  ggml's scalar CPU Q4_0·Q8_0 in fp32                    bit for bit
-//   v3  the dequantized dot in float64                          relative 1e-12 (we add whole blocks,
-//                                                               ggml adds single products; both
-//                                                               overflow together where d is inf)
-//   v4  the CUDA formula d_w(d_a sumi - 8s) in fp32, s = d*sum q bit for bit (an emulation, in order)
-//   v5  the same with s = sum x, as llama.cpp's GPU stores it     bit for bit
-//   v6  v5's formula in float64                                   bit for bit
-struct NumberCounts {
-    size_t compared = 0, bad[5] = {0, 0, 0, 0, 0};
-};
-
-NumberCounts cpu_numbers(const GoldenCase& c) {
-    NumberCounts n;
-    const int64_t count = c.rows * c.k, nb = c.k / 32;
+// common/q4_0_q8_1.h's count_golden_dots says which variants are bit for bit and why one is not.
+void cpu_numbers(const GoldenCase& c, GoldenDotCounts& counts) {
+    const int64_t count = c.rows * c.k;
     const QuantizedTensor w = quantize_cpu(c.x.data(), count, QuantFormat::Q4_0);
     const QuantizedTensor a8_0 = quantize_cpu(c.x.data(), count, QuantFormat::Q8_0);
     const QuantizedTensor a8_1 = quantize_cpu(c.x.data(), count, QuantFormat::Q8_1);
     const QuantizedTensor a_sumx = quantize_cpu(c.x.data(), count, QuantFormat::Q8_1, Q81Sum::SumX);
-    const auto* wb = reinterpret_cast<const block_q4_0*>(w.bytes.data());
-    const auto* a0 = reinterpret_cast<const block_q8_0*>(a8_0.bytes.data());
-    const auto* a1 = reinterpret_cast<const block_q8_1*>(a8_1.bytes.data());
-    const auto* ax = reinterpret_cast<const block_q8_1*>(a_sumx.bytes.data());
-    for (int64_t i = 0; i < c.rows; ++i)
-        for (int64_t j = 0; j < c.rows; ++j) {
-            const double* v = &c.dots[(i * c.rows + j) * 8];
-            const block_q4_0* wi = wb + i * nb;
-            ++n.compared;
-            n.bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a0 + j * nb, nb), v[0]);
-            const double deq = w4a8_dot_f64(wi, a1 + j * nb, nb, W4A8Form::Signed);
-            n.bad[1] += !((!std::isfinite(deq) && !std::isfinite(v[3])) || std::fabs(deq - v[3]) <= 1e-12 * std::fabs(v[3]));
-            n.bad[2] += !same_double((double)w4a8_dot_f32(wi, a1 + j * nb, nb), v[4]);
-            n.bad[3] += !same_double((double)w4a8_dot_f32(wi, ax + j * nb, nb), v[5]);
-            n.bad[4] += !same_double(w4a8_dot_f64(wi, ax + j * nb, nb, W4A8Form::Compensated), v[6]);
-        }
-    return n;
+    count_golden_dots(c.dots.data(), c.rows, c.k / 32, reinterpret_cast<const block_q4_0*>(w.bytes.data()),
+                      reinterpret_cast<const block_q8_0*>(a8_0.bytes.data()), reinterpret_cast<const block_q8_1*>(a8_1.bytes.data()),
+                      reinterpret_cast<const block_q8_1*>(a_sumx.bytes.data()), counts);
 }
 
 // Step 4's naive W4A8 kernel on the golden weights and activations (every row against every
@@ -240,20 +200,14 @@ void gpu_numbers(const Gpu& gpu, const GoldenCase& c, GpuNumberCounts& out) {
 }
 
 bool check_numbers_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
-    NumberCounts total;
-    for (const auto& c : cases) {
-        const NumberCounts n = cpu_numbers(c);
-        total.compared += n.compared;
-        for (int v = 0; v < 5; ++v) total.bad[v] += n.bad[v];
-    }
-    const char* names[5] = {"v0 ggml CPU Q4_0*Q8_0, fp32", "v3 dequantized dot, float64", "v4 CUDA formula, s = d*sum q",
-                            "v5 CUDA formula, s = sum x", "v6 v5 in float64"};
-    const char* rule[5] = {"bit for bit", "rel. 1e-12", "bit for bit", "bit for bit", "bit for bit"};
+    GoldenDotCounts total;
+    for (const auto& c : cases) cpu_numbers(c, total);
     bool ok = true;
     std::printf("  CPU, from our own blocks (%zu dot products per variant):\n", total.compared);
-    for (int v = 0; v < 5; ++v) {
+    for (int v = 0; v < GoldenDotCounts::kVariants; ++v) {
         ok = ok && total.bad[v] == 0;
-        std::printf("    %-32s %-12s %8zu differ%s\n", names[v], rule[v], total.bad[v], total.bad[v] ? "   FAIL" : "");
+        std::printf("    %-32s %-12s %8zu differ%s\n", GoldenDotCounts::kNames[v], GoldenDotCounts::kRules[v], total.bad[v],
+                    total.bad[v] ? "   FAIL" : "");
     }
     if (gpu) {
         GpuNumberCounts g;

@@ -5,7 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
+
+// half2 as the 32-bit register mma.sync takes, and back.
+__device__ __forceinline__ uint32_t half2_bits(__half2 h) { return *reinterpret_cast<uint32_t*>(&h); }
+__device__ __forceinline__ __half2 bits_half2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }
 
 // D = A·B + C for one 16x8 tile: A 16x16 fp16 (4 registers), B 16x8 fp16 (2), C and D fp32 (4).
 __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
@@ -34,5 +39,16 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* smem_r
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_row);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
+#endif
+}
+
+// D = A·B + D for one 16x8 tile of int32: A 16x32 int8 (4 registers of 4), B 32x8 int8 (2), D int32 (4).
+__device__ __forceinline__ void mma_m16n8k32_s8_s32(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+        "{%0, %1, %2, %3};"
+        : "+r"(d[0]), "+r"(d[1]), "+r"(d[2]), "+r"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }

@@ -1,6 +1,7 @@
 // w4a16_layout.cuh - what step 3's kernels read and write, and the nibble-to-fp16 trick.
 #pragma once
 
+#include "../common/mma.cuh"
 #include "../common/q4_0_layout.cuh"
 
 #include <cuda_fp16.h>
@@ -37,7 +38,3 @@ __device__ __forceinline__ __half2 nibbles_to_half2(uint32_t word, __half2 bias)
     asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(h) : "r"(word), "n"(0x000F000F), "n"(0x64006400));  // (a & b) | c
     return __hsub2(*reinterpret_cast<__half2*>(&h), bias);
 }
-
-// half2 as the 32-bit register mma.sync takes, and back.
-__device__ __forceinline__ uint32_t half2_bits(__half2 h) { return *reinterpret_cast<uint32_t*>(&h); }
-__device__ __forceinline__ __half2 bits_half2(uint32_t u) { return *reinterpret_cast<__half2*>(&u); }

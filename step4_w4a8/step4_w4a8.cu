@@ -37,7 +37,9 @@
 #include "kernels/06_gemv_dp4a.cuh"
 #include "kernels/07_gemv_pdl.cuh"
 #include "kernels/08_gemv_async.cuh"
+#include "kernels/09_mma_int8.cuh"
 #include "w4a8_layout.cuh"
+#include "w4a8_mma_layout.h"
 
 // ---------------------------------------------------------------------------------------------
 // Quantizing whole matrices on the CPU, rows in parallel
@@ -148,6 +150,9 @@ struct Step4Kernel {
     std::string (*why_not)(int64_t M, int64_t N);  // "" when it can run the shape
     ArchNeed arch;
     ActivationLayout layout = ActivationLayout::Blocks;
+    W4A8Form form = W4A8Form::Compensated;  // the formula it computes, and so its reference
+    Pipe pipe = Pipe::Dp4a;
+    int k_multiple = QK4_0;
 };
 
 const std::vector<Step4Kernel> kKernels = {
@@ -164,6 +169,8 @@ const std::vector<Step4Kernel> kKernels = {
      ActivationLayout::Split},
     {{"gemv_async", "08 cp.async into a shared-memory ring: whole rows in flight, PDL"}, launch_w4a8_gemv_async,
      w4a8_gemv_why_not, {90}, ActivationLayout::Split},
+    {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
+     w4a8_mma_int8_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
@@ -200,13 +207,16 @@ struct DeviceProblem {
     DeviceBuffer<block_q8_1> a_q8;
     DeviceBuffer<int8_t> a_qs;         // the same, split layout
     DeviceBuffer<uint32_t> a_ds;
+    DeviceBuffer<uint32_t> mma_words, mma_scales;  // for the tensor-core kernel (only if it runs)
     DeviceBuffer<float> c;
     DeviceBuffer<int32_t> c_i32;
 
     W4A8Args args(int i) const {
         const size_t copy = (size_t)(i % copies);
+        auto rotated = [&](const DeviceBuffer<uint32_t>& b) { return b.get() ? b.get() + copy * (b.count() / copies) : nullptr; };
         return W4A8Args{w_blocks.get() + copy * nblocks_w, w_qs.get() + copy * nblocks_w * 16, w_d.get() + copy * nblocks_w,
-                        a_q8.get(), a_qs.get(), a_ds.get(), c.get(), (int)M, (int)N, (int)K};
+                        a_q8.get(), a_qs.get(), a_ds.get(), rotated(mma_words), rotated(mma_scales), c.get(),
+                        (int)M, (int)N, (int)K};
     }
     const float* a_f32_copy(int i) const { return a_f32.get() + (size_t)(i % copies) * M * K; }
     const float* w_f32_copy(int i) const { return w_f32.get() + (size_t)(i % copies) * N * K; }
@@ -246,18 +256,21 @@ std::vector<block_q8_1> blocks_from_split(const DeviceBuffer<int8_t>& qs_d, cons
 // and the raw integer product Σ(n-8)·q (what cuBLAS int8 computes), both from the same blocks.
 struct QuantizedReference {
     std::vector<double> compensated;
+    std::vector<double> signed_form;  // the exact dequantized dot, ignoring s (tensor-core kernels)
     std::vector<double> integer;
 };
 
 QuantizedReference quantized_reference(const std::vector<block_q4_0>& w, const std::vector<block_q8_1>& a,
                                        const std::vector<int64_t>& rows, int64_t N, int64_t K) {
     const int64_t nb = K / QK4_0;
-    QuantizedReference r{std::vector<double>(rows.size() * N), std::vector<double>(rows.size() * N)};
+    QuantizedReference r{std::vector<double>(rows.size() * N), std::vector<double>(rows.size() * N),
+                         std::vector<double>(rows.size() * N)};
     parallel_for((int64_t)rows.size() * N, [&](int64_t idx) {
         const int64_t ri = idx / N, n = idx % N;
         const block_q4_0* wr = &w[n * nb];
         const block_q8_1* ar = &a[rows[ri] * nb];
         r.compensated[idx] = w4a8_dot_f64(wr, ar, nb, W4A8Form::Compensated);
+        r.signed_form[idx] = w4a8_dot_f64(wr, ar, nb, W4A8Form::Signed);
         int64_t sum = 0;
         for (int64_t b = 0; b < nb; ++b) sum += block_signed_sumi(wr[b], ar[b].qs);
         r.integer[idx] = (double)sum;
@@ -280,8 +293,11 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     const L2Rotation rot = plan_l2_rotation(gpu, w4a8_bytes, !opt.check_only);
     // The baselines' own inputs (FP32 weights, int8 codes) are built only when they run.
     const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8);
+    const bool run_mma = std::any_of(kKernels.begin(), kKernels.end(),
+                                     [&](const Step4Kernel& k) { return k.pipe == Pipe::Int8Tensor && opt.wants(k.info); });
     const size_t per_copy = c.M * c.K * sizeof(float) + 2 * nb_w * sizeof(block_q4_0) +
-                            (run_sgemm ? c.N * c.K * sizeof(float) : 0) + (run_int8 ? (c.M + c.N) * c.K : 0);
+                            (run_sgemm ? c.N * c.K * sizeof(float) : 0) + (run_int8 ? (c.M + c.N) * c.K : 0) +
+                            (run_mma ? nb_w * sizeof(block_q4_0) : 0);
     require_device_memory(gpu, rot.copies * per_copy + nb_a * sizeof(block_q8_1) + c.M * c.N * 8);
 
     std::vector<float> A(c.M * c.K), W(c.N * c.K);
@@ -310,6 +326,13 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     if (run_sgemm) {
         d.w_f32 = DeviceBuffer<float>(rot.copies * c.N * c.K);
         upload_copies(d.w_f32, W.data(), W.size(), rot.copies);
+    }
+    if (run_mma && c.K % kMmaChunk8 == 0) {
+        const Q4_0MmaLayout Wm = repack_q4_0_for_mma(Wq, c.N, c.K);
+        d.mma_words = DeviceBuffer<uint32_t>(rot.copies * Wm.words.size());
+        d.mma_scales = DeviceBuffer<uint32_t>(rot.copies * Wm.scales.size());
+        upload_copies(d.mma_words, Wm.words.data(), Wm.words.size(), rot.copies);
+        upload_copies(d.mma_scales, Wm.scales.data(), Wm.scales.size(), rot.copies);
     }
     if (run_int8) {
         d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
@@ -349,16 +372,19 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         if (!opt.wants(k.info)) continue;
         KernelRun run = kernel_run_for(k.info);
         run.arch = k.arch;
-        run.unsupported = k.why_not(c.M, c.N);
-        run.pipe = Pipe::Dp4a;
+        run.unsupported = c.K % k.k_multiple == 0
+                              ? k.why_not(c.M, c.N)
+                              : "needs K to be a multiple of " + std::to_string(k.k_multiple);
+        run.pipe = k.pipe;
         run.prepass = k.layout == ActivationLayout::Split ? std::function<void(int)>(quantize_split)
                                                           : std::function<void(int)>(quantize_blocks);
         run.prepass_name = "quantize A";
         run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&, name = k.info.name] {
+        run.check = [&, name = k.info.name, form = k.form] {
             const std::vector<float> got = download_rows();
-            return check_close(name.c_str(), got.data(), qref.compensated.data(), got.size(),
+            const std::vector<double>& ref = form == W4A8Form::Signed ? qref.signed_form : qref.compensated;
+            return check_close(name.c_str(), got.data(), ref.data(), got.size(),
                                Tolerance{0.0, kKernelTolerance, truth.abs_sum.data()}, c.N);
         };
         run.quantization_nmse = [&] { return nmse(download_rows(), truth.c); };

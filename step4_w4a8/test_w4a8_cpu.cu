@@ -8,6 +8,7 @@
 #include "../common/q4_0_q8_1.h"
 #include "../tests/unit_test.h"
 #include "w4a8_layout.cuh"
+#include "w4a8_mma_layout.h"
 
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
@@ -126,11 +127,57 @@ static void test_repack_round_trip() {
     EXPECT(r.qs[16 * 7 + 3] == blocks[7].qs[3] && r.d[299] == blocks[299].d);
 }
 
+// The repack for int8 tensor cores against PTX's m16n8k32 A-fragment table: for every lane,
+// register and byte, what the kernel extracts (XOR 0x88, mask 0xF0: 16·(n - 8) as int8) is the
+// element the table names, with padding rows reading 0; and the scale pairs.
+static void test_mma_int8_repack() {
+    constexpr int64_t N = 21, K = 128, nblocks = K / QK4_0;
+    std::vector<float> w(N * K);
+    fill_normal(w, 5, 7);
+    std::vector<block_q4_0> blocks(N * nblocks);
+    quantize_row_q4_0_ref(w.data(), blocks.data(), N * K);
+    const Q4_0MmaLayout r = repack_q4_0_for_mma(blocks, N, K);
+    EXPECT(r.row_tiles == 2);
+    size_t bad = 0, bad_scales = 0;
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int lane = 0; lane < 32; ++lane) {
+                const uint32_t a = r.words[mma8_word_index(tile, b, lane, 0, K)], bw = r.words[mma8_word_index(tile, b, lane, 1, K)];
+                const uint32_t regs[4] = {int8_from_high_nibbles(a), int8_from_high_nibbles(bw), int8_from_low_nibbles(a),
+                                          int8_from_low_nibbles(bw)};
+                for (int j = 0; j < 4; ++j)
+                    for (int e = 0; e < 4; ++e) {
+                        const Int8FragmentPosition p = mma8_a_position(lane, j, e);
+                        const int64_t n = tile * 16 + p.row;
+                        const int want = n < N ? 16 * (q4_0_code(blocks[n * nblocks + b], p.col) - 8) : 0;
+                        bad += (int)(int8_t)(regs[j] >> (8 * e)) != want;
+                    }
+            }
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int g = 0; g < 8; ++g)
+                for (int h = 0; h < 2; ++h) {
+                    const int64_t n = tile * 16 + g + 8 * h;
+                    const ggml_half want = n < N ? blocks[n * nblocks + b].d : 0;
+                    bad_scales += (ggml_half)(r.scales[(tile * nblocks + b) * 8 + g] >> (16 * h)) != want;
+                }
+    EXPECT(bad == 0);
+    EXPECT(bad_scales == 0);
+    // The trick itself, for all 16 codes in both nibble positions.
+    size_t bad_trick = 0;
+    for (int n = 0; n < 16; ++n) {
+        bad_trick += (int)(int8_t)int8_from_high_nibbles((uint32_t)n << 4) != 16 * (n - 8);
+        bad_trick += (int)(int8_t)int8_from_low_nibbles((uint32_t)n) != 16 * (n - 8);
+    }
+    EXPECT(bad_trick == 0);
+}
+
 int main() {
     test_compensation_identity();
     test_golden_dots();
     test_nibble_unpacking();
     test_block_sumi();
     test_repack_round_trip();
+    test_mma_int8_repack();
     return unit_test_summary();
 }

@@ -1,0 +1,275 @@
+// 09 int8 tensor cores: Q4_0 x Q8_1 with mma.sync m16n8k32, one 32-value block per mma.
+//
+// Idea: a Q4_0 block times a Q8_1 block is, per output, d_w·d_a·Σ (n - 8)·q: an int8 dot product
+// of 32 values, exactly what one m16n8k32 s8 mma computes for a 16-row x 8-token tile. The
+// weights were repacked offline (w4a8_mma_layout.h) so that a lane's 16-byte shared-memory load
+// holds its fragments for two blocks; one LOP3 per register, (w ^ 0x88888888) & 0xF0F0F0F0,
+// makes four int8 values 16·(n - 8) with no unpacking loop. The activations are the Q8_1 codes
+// as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows.
+// After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
+// conversion, one multiply d_w/16 · d_a and one FMA, the epilogue that the anchors' roofline
+// calls the real ceiling of W4A8. Stages (weights, weight scales, activation codes, activation
+// scales) are copied with cp.async kStages - 1 stages ahead, as in step 3's mma_g128.
+// This form never uses s: it multiplies signed codes, so it is checked against the signed
+// reference (the exact dequantized dot), not the compensated one.
+// Limit: 12 FP32 instructions per mma for the scales, on the same schedulers as the mma: the
+// scale epilogue, not the tensor cores, bounds this kernel (README.md, the next chapter).
+#pragma once
+
+#include "../../common/async_copy.cuh"
+#include "../../common/errors.cuh"
+#include "../../common/launch.h"
+#include "../../common/mma.cuh"
+#include "../w4a8_layout.cuh"
+#include "../w4a8_mma_layout.h"
+
+#include <string>
+
+namespace mma_int8 {
+
+constexpr int kWarpK = 128;  // values of K per warp per stage: 4 blocks, two 16-byte weight loads per tile
+
+template <int WARPS_N, int WARPS_M, int WARPS_K, int TILES_N, int TILES_M, int STAGES, int MIN_CTAS_PER_SM = 1>
+struct Config {
+    static constexpr int kMinCtasPerSm = MIN_CTAS_PER_SM;
+    static constexpr int kWarpsN = WARPS_N, kWarpsM = WARPS_M, kWarpsK = WARPS_K;
+    static constexpr int kTilesN = TILES_N, kTilesM = TILES_M, kStages = STAGES;
+    static constexpr int kWarps = WARPS_N * WARPS_M * WARPS_K, kThreads = 32 * kWarps;
+    static constexpr int kRowTiles = WARPS_N * TILES_N;
+    static constexpr int kBM = WARPS_M * TILES_M * 8;
+    static constexpr int kBK = WARPS_K * kWarpK;             // K per stage (bytes of an activation row)
+    static constexpr int kBlocks = kBK / QK4_0;              // Q4_0 blocks per stage
+    static constexpr int kWeightBytes = kRowTiles * (kBK / kMmaChunk8) * 512;
+    static constexpr int kWeightScaleBytes = kRowTiles * kBlocks * 32;  // 8 half2 per (tile, block)
+    static constexpr int kActBytes = kBM * kBK;
+    static constexpr int kActScaleBytes = kBM * kBlocks * 4;         // one (d, s) half2 per (token, block)
+    static constexpr int kStageBytes = kWeightBytes + kWeightScaleBytes + kActBytes + kActScaleBytes;
+    static constexpr int kReduceBytes = (WARPS_K - 1) * WARPS_N * WARPS_M * TILES_N * TILES_M * 4 * 32 * 4;
+    static constexpr int kSmemBytes = STAGES * kStageBytes > kReduceBytes ? STAGES * kStageBytes : kReduceBytes;
+    static_assert(kBK / 16 >= 8, "the swizzle permutes 8 16-byte pieces of an activation row");
+    static_assert(TILES_M == 1 || TILES_M % 2 == 0, "token tiles are read in pairs");
+    static_assert((kActScaleBytes / kBM) % 16 == 0, "a token's activation scales are whole 16-byte pieces");
+    static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
+};
+
+using Decode = Config<1, 1, 8, 1, 1, 4>;     // M <= 8:   16 rows x   8 tokens, K split 8 ways
+using Tokens32 = Config<1, 1, 4, 1, 4, 3>;   // M <= 32:  16 rows x  32 tokens
+using Large = Config<2, 2, 1, 2, 8, 4, 2>;   // larger:   64 rows x 128 tokens
+
+template <class C>
+__device__ __forceinline__ int act_offset(int row, int piece) {
+    return row * C::kBK + ((piece ^ (row % 8)) * 16);
+}
+
+// Each thread's copies: addresses worked out once, one add per stage (as step 3's StageLoader).
+template <class C>
+struct Loader {
+    static constexpr int kWeightPieces = C::kRowTiles * (C::kBK / kMmaChunk8) * 32;
+    static constexpr int kWeightScalePieces = C::kRowTiles * C::kBlocks * 2;
+    static constexpr int kActPieces = C::kBM * (C::kBK / 16);
+    static constexpr int kActScalePieces = C::kBM * (C::kBlocks * 4 / 16);
+    static constexpr int kAll = kWeightPieces + kWeightScalePieces + kActPieces + kActScalePieces;
+    static constexpr int kPerThread = (kAll + C::kThreads - 1) / C::kThreads;
+
+    const uint4* src[kPerThread];
+    int dst[kPerThread];
+    int step[kPerThread];  // 16-byte pieces to advance per stage
+    int k_of[kPerThread];  // the piece's first K in stage 0 (pieces past K are skipped)
+    bool ok[kPerThread];
+
+    __device__ Loader(const W4A8Args& p, uint8_t* smem, int tile0, int m0) {
+        const int row_tiles = (p.N + kMmaRows8 - 1) / kMmaRows8, chunks = p.K / kMmaChunk8, nblocks = p.K / QK4_0;
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j) {
+            int i = threadIdx.x + j * C::kThreads;
+            ok[j] = false, src[j] = nullptr, dst[j] = 0, step[j] = 0, k_of[j] = 0;
+            if (i < kWeightPieces) {  // per tile, kBK/64 consecutive 512-byte pieces
+                const int part = i % 32, chunk = (i / 32) % (C::kBK / kMmaChunk8), t = i / (32 * (C::kBK / kMmaChunk8));
+                ok[j] = tile0 + t < row_tiles;
+                src[j] = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)min(tile0 + t, row_tiles - 1) * chunks + chunk) * 32 + part;
+                dst[j] = (t * (C::kBK / kMmaChunk8) + chunk) * 512 + part * 16;
+                step[j] = (C::kBK / kMmaChunk8) * 32, k_of[j] = chunk * kMmaChunk8;
+                continue;
+            }
+            i -= kWeightPieces;
+            if (i < kWeightScalePieces) {  // per (tile, block) 32 bytes: two pieces
+                const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
+                ok[j] = tile0 + t < row_tiles;
+                src[j] = reinterpret_cast<const uint4*>(p.mma_scales) + ((size_t)min(tile0 + t, row_tiles - 1) * nblocks + b) * 2 + part;
+                dst[j] = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16;
+                step[j] = C::kBlocks * 2, k_of[j] = b * QK4_0;
+                continue;
+            }
+            i -= kWeightScalePieces;
+            if (i < kActPieces) {  // token rows of kBK codes; rows past M are zeroed once below
+                const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
+                ok[j] = m0 + r < p.M;
+                src[j] = reinterpret_cast<const uint4*>(p.a_qs + (size_t)min(m0 + r, p.M - 1) * p.K) + piece;
+                dst[j] = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece);
+                step[j] = C::kBK / 16, k_of[j] = piece * 16;
+                if (!ok[j])
+                    for (int s = 0; s < C::kStages; ++s) *reinterpret_cast<uint4*>(smem + s * C::kStageBytes + dst[j]) = make_uint4(0, 0, 0, 0);
+                continue;
+            }
+            i -= kActPieces;
+            if (i < kActScalePieces) {  // per token, kBlocks (d, s) pairs; rows past M zeroed once
+                const int per_row = C::kBlocks * 4 / 16, r = i / per_row, piece = i % per_row;
+                ok[j] = m0 + r < p.M;
+                src[j] = reinterpret_cast<const uint4*>(p.a_ds + (size_t)min(m0 + r, p.M - 1) * nblocks) + piece;
+                dst[j] = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
+                step[j] = per_row, k_of[j] = piece * 4 * QK4_0;
+                if (!ok[j])
+                    for (int s = 0; s < C::kStages; ++s) *reinterpret_cast<uint4*>(smem + s * C::kStageBytes + dst[j]) = make_uint4(0, 0, 0, 0);
+            }
+        }
+    }
+
+    __device__ __forceinline__ void load(uint8_t* stage, int kt, int K) const {
+#pragma unroll
+        for (int j = 0; j < kPerThread; ++j)
+            if (ok[j] && kt * C::kBK + k_of[j] < K) copy_16_async(stage + dst[j], src[j] + (size_t)kt * step[j]);
+    }
+};
+
+// One warp, one stage: its 4 blocks of K, all its tiles.
+template <class C>
+__device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
+                                              int wk) {
+    const int lane = threadIdx.x % 32, matrix = lane / 8;
+    const uint8_t* w_scales = stage + C::kWeightBytes;
+    const uint8_t* act = w_scales + C::kWeightScaleBytes;
+    const uint32_t* a_scales = reinterpret_cast<const uint32_t*>(act + C::kActBytes);
+    uint4 w[C::kTilesN][2];  // two 16-byte loads per tile: blocks 0-1 and 2-3 of the warp's 4
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const int t = wn * C::kTilesN + tn, chunk = wk * (kWarpK / kMmaChunk8) + h;
+            w[tn][h] = *reinterpret_cast<const uint4*>(stage + (t * (C::kBK / kMmaChunk8) + chunk) * 512 + lane * 16);
+        }
+#pragma unroll
+    for (int kb = 0; kb < kWarpK / QK4_0; ++kb) {
+        const int block = wk * (kWarpK / QK4_0) + kb;  // within the stage
+        // B fragments: tokens x 32 codes of this block; ldmatrix.x4 reads two token tiles at once.
+        uint32_t b[C::kTilesM][2];
+        const int piece0 = block * QK4_0 / 16;
+        if constexpr (C::kTilesM == 1) {
+            uint32_t r[2];
+            ldmatrix_x2(r, act + act_offset<C>(wm * 8 + lane % 8, piece0 + matrix % 2));
+            b[0][0] = r[0], b[0][1] = r[1];
+        } else {
+#pragma unroll
+            for (int pair = 0; pair < C::kTilesM / 2; ++pair) {
+                uint32_t r[4];
+                const int row = (wm * C::kTilesM + 2 * pair + matrix / 2) * 8 + lane % 8;
+                ldmatrix_x4(r, act + act_offset<C>(row, piece0 + matrix % 2));
+                b[2 * pair][0] = r[0], b[2 * pair][1] = r[1], b[2 * pair + 1][0] = r[2], b[2 * pair + 1][1] = r[3];
+            }
+        }
+        // d_a of tokens 2t and 2t + 1 of each token tile (the low half of each (d, s) pair).
+        float da[C::kTilesM][2];
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int v = 0; v < 2; ++v) {
+                const int token = (wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v;
+                da[tm][v] = __low2float(bits_half2(a_scales[token * C::kBlocks + block]));
+            }
+#pragma unroll
+        for (int tn = 0; tn < C::kTilesN; ++tn) {
+            const uint32_t word_a = (kb % 2 == 0) ? w[tn][kb / 2].x : w[tn][kb / 2].z;
+            const uint32_t word_b = (kb % 2 == 0) ? w[tn][kb / 2].y : w[tn][kb / 2].w;
+            const uint32_t a[4] = {int8_from_high_nibbles(word_a), int8_from_high_nibbles(word_b),
+                                   int8_from_low_nibbles(word_a), int8_from_low_nibbles(word_b)};
+            const int t = wn * C::kTilesN + tn;
+            const float2 dw = __half22float2(bits_half2(
+                *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));
+            const float dw_lo = dw.x * 0.0625f, dw_hi = dw.y * 0.0625f;  // rows g and g + 8; the codes are 16·(n - 8)
+#pragma unroll
+            for (int tm = 0; tm < C::kTilesM; ++tm) {
+                int c[4] = {0, 0, 0, 0};
+                mma_m16n8k32_s8_s32(c, a, b[tm]);
+                acc[tn][tm][0] = fmaf((float)c[0], dw_lo * da[tm][0], acc[tn][tm][0]);
+                acc[tn][tm][1] = fmaf((float)c[1], dw_lo * da[tm][1], acc[tn][tm][1]);
+                acc[tn][tm][2] = fmaf((float)c[2], dw_hi * da[tm][0], acc[tn][tm][2]);
+                acc[tn][tm][3] = fmaf((float)c[3], dw_hi * da[tm][1], acc[tn][tm][3]);
+            }
+        }
+    }
+}
+
+template <class C>
+__global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W4A8Args p) {
+    extern __shared__ __align__(128) uint8_t smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wk = warp % C::kWarpsK, wm = (warp / C::kWarpsK) % C::kWarpsM, wn = warp / (C::kWarpsK * C::kWarpsM);
+    const int tile0 = blockIdx.x * C::kRowTiles, m0 = blockIdx.y * C::kBM;
+    const int k_tiles = (p.K + C::kBK - 1) / C::kBK;
+    auto stage = [&](int kt) { return smem + (kt % C::kStages) * C::kStageBytes; };
+
+    float acc[C::kTilesN][C::kTilesM][4] = {};
+    const Loader<C> loader(p, smem, tile0, m0);
+    for (int s = 0; s < C::kStages - 1; ++s) {
+        if (s < k_tiles) loader.load(stage(s), s, p.K);
+        commit_copies();
+    }
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        wait_copies<C::kStages - 2>();
+        __syncthreads();
+        if (kt + C::kStages - 1 < k_tiles) loader.load(stage(kt + C::kStages - 1), kt + C::kStages - 1, p.K);
+        commit_copies();
+        if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
+    }
+
+    if constexpr (C::kWarpsK > 1) {  // warps that split K add their partial sums: warp wk = 0 keeps them
+        wait_copies<0>();
+        __syncthreads();
+        float* partial = reinterpret_cast<float*>(smem);
+        constexpr int kValues = C::kTilesN * C::kTilesM * 4;
+        const int owner = warp / C::kWarpsK;
+        if (wk > 0)
+#pragma unroll
+            for (int i = 0; i < kValues; ++i)
+                partial[((owner * (C::kWarpsK - 1) + wk - 1) * kValues + i) * 32 + lane] = (&acc[0][0][0])[i];
+        __syncthreads();
+        if (wk > 0) return;
+        for (int other = 0; other < C::kWarpsK - 1; ++other)
+#pragma unroll
+            for (int i = 0; i < kValues; ++i)
+                (&acc[0][0][0])[i] += partial[((owner * (C::kWarpsK - 1) + other) * kValues + i) * 32 + lane];
+    }
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+                const int n = (tile0 + wn * C::kTilesN + tn) * kMmaRows8 + lane / 4 + 8 * (v / 2);
+                const int m = m0 + (wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v % 2;
+                if (n < p.N && m < p.M) p.c[(size_t)m * p.N + n] = acc[tn][tm][v];
+            }
+}
+
+}  // namespace mma_int8
+
+// K must be a multiple of a warp's 128 values (4 blocks) per stage.
+constexpr int kMmaInt8KMultiple = mma_int8::kWarpK;
+inline std::string w4a8_mma_int8_why_not(int64_t M, int64_t) {
+    return grid_limit_reason('y', ceil_div(M, mma_int8::Decode::kBM));
+}
+
+template <class C>
+inline void launch_mma_int8_config(const W4A8Args& p, cudaStream_t s) {
+    auto kernel = mma_int8::w4a8_mma_int8<C>;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
+    kernel<<<grid, C::kThreads, C::kSmemBytes, s>>>(p);
+}
+
+// First shapes, not yet tuned on a GPU: narrow tiles that split K for few tokens, 64 x 128 beyond.
+inline void launch_w4a8_mma_int8(const W4A8Args& p, cudaStream_t s) {
+    using namespace mma_int8;
+    if (p.M <= Decode::kBM) launch_mma_int8_config<Decode>(p, s);
+    else if (p.M <= Tokens32::kBM) launch_mma_int8_config<Tokens32>(p, s);
+    else launch_mma_int8_config<Large>(p, s);
+}

@@ -1,0 +1,100 @@
+// w4a8_mma_layout.h - Q4_0 weights repacked for int8 tensor cores (kernels/09_mma_int8.cuh), on
+// the CPU, with the model the tests check it against.
+//
+// mma.sync m16n8k32 (s8) takes its A operand, 16 weight rows x 32 values of K (one Q4_0 block
+// per row), as four 32-bit registers per lane, four int8 each. In PTX's layout lane L (g = L/4,
+// t = L%4) holds in register j, byte e:
+//     row g + 8·(j & 1),  column 4t + e + 16·(j >> 1).
+// A nibble n becomes the int8 16·(n - 8) with no conversion: XOR the byte with 0x88 (flips the
+// top bit of both nibbles) and keep the high nibble: ((n ^ 8) << 4) read as a signed byte is
+// 16·(n - 8). So one LOP3, (w ^ 0x88888888) & 0xF0F0F0F0, turns the high nibbles of a word into
+// four int8 values, and the same after w << 4 does the low nibbles. The repack puts register 0's
+// four codes in the high nibbles of word A and register 2's in its low nibbles; registers 1 and 3
+// likewise in word B. Two blocks (64 values of K) make one 16-byte load per lane:
+//     words[tile][K/64][lane][4] = {A(block 2c), B(block 2c), A(block 2c+1), B(block 2c+1)}.
+// The factor 16 is exact and is taken out with the scale: d_w / 16.
+// Scales: per (16-row tile, block, g) the half2 (d[g], d[g+8]). Rows are padded to a multiple of
+// 16 with code 8 (zero) and scale 0.
+#pragma once
+
+#include "../common/ggml_quants.h"
+#include "../common/reference_gemm.h"
+
+#include <cstdint>
+#include <vector>
+
+constexpr int kMmaRows8 = 16;         // weight rows per tile
+constexpr int kBlocksPerLoad = 2;     // Q4_0 blocks in one lane's 16-byte load
+constexpr int kMmaChunk8 = QK4_0 * kBlocksPerLoad;  // 64 values of K
+
+struct Int8FragmentPosition {
+    int row, col;  // within the 16 x 32 tile
+};
+
+// Where byte e of register j of lane `lane` sits in the 16 x 32 tile (PTX's A fragment).
+inline Int8FragmentPosition mma8_a_position(int lane, int j, int e) {
+    return {lane / 4 + 8 * (j & 1), 4 * (lane % 4) + e + 16 * (j >> 1)};
+}
+
+// The nibble of element `col` of a Q4_0 block (element j: low nibble of qs[j]; j + 16: high).
+inline int q4_0_code(const block_q4_0& b, int col) { return col < 16 ? b.qs[col] & 0x0F : b.qs[col - 16] >> 4; }
+
+struct Q4_0MmaLayout {
+    int64_t row_tiles = 0, K = 0;
+    std::vector<uint32_t> words;   // [row_tiles][K/64][32][4]
+    std::vector<uint32_t> scales;  // [row_tiles][K/32][8]: half2(d[g], d[g+8])
+};
+
+inline size_t mma8_word_index(int64_t tile, int64_t block, int lane, int word, int64_t K) {
+    return (((size_t)tile * (K / kMmaChunk8) + block / kBlocksPerLoad) * 32 + lane) * 4 + (block % kBlocksPerLoad) * 2 + word;
+}
+
+// One lane's two words for one (tile, block): word A = registers 0 (high nibbles) and 2 (low),
+// word B = registers 1 and 3. Byte e of a word holds byte e of both of its registers.
+inline void pack_lane_words(const std::vector<block_q4_0>& w, int64_t N, int64_t tile, int64_t block, int64_t nblocks,
+                            int lane, uint32_t out[2]) {
+    for (int word = 0; word < 2; ++word) {
+        uint32_t v = 0;
+        for (int e = 0; e < 4; ++e) {
+            int nib[2];  // [0]: the register in the high nibble (j = word), [1]: low nibble (j = word + 2)
+            for (int h = 0; h < 2; ++h) {
+                const Int8FragmentPosition p = mma8_a_position(lane, word + 2 * h, e);
+                const int64_t n = tile * kMmaRows8 + p.row;
+                nib[h] = n < N ? q4_0_code(w[n * nblocks + block], p.col) : 8;
+            }
+            v |= (uint32_t)(nib[0] << 4 | nib[1]) << (8 * e);
+        }
+        out[word] = v;
+    }
+}
+
+// K must be a multiple of 64.
+inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64_t N, int64_t K) {
+    Q4_0MmaLayout r;
+    r.row_tiles = (N + kMmaRows8 - 1) / kMmaRows8;
+    r.K = K;
+    const int64_t nblocks = K / QK4_0;
+    r.words.assign(r.row_tiles * (K / kMmaChunk8) * 32 * 4, 0);
+    r.scales.assign(r.row_tiles * nblocks * 8, 0);
+    parallel_for(r.row_tiles, [&](int64_t tile) {
+        for (int64_t b = 0; b < nblocks; ++b) {
+            for (int lane = 0; lane < 32; ++lane) {
+                uint32_t pair[2];
+                pack_lane_words(w, N, tile, b, nblocks, lane, pair);
+                r.words[mma8_word_index(tile, b, lane, 0, K)] = pair[0];
+                r.words[mma8_word_index(tile, b, lane, 1, K)] = pair[1];
+            }
+            for (int g = 0; g < 8; ++g) {
+                const int64_t n0 = tile * kMmaRows8 + g, n1 = n0 + 8;
+                const uint32_t d0 = n0 < N ? w[n0 * nblocks + b].d : 0, d1 = n1 < N ? w[n1 * nblocks + b].d : 0;
+                r.scales[(tile * nblocks + b) * 8 + g] = d0 | d1 << 16;
+            }
+        }
+    });
+    return r;
+}
+
+// What the kernel does to a word (the same code on the host for the tests): the int8 16·(n - 8) of the high (or, shifted, the
+// low) nibble of each byte.
+GGML_HD uint32_t int8_from_high_nibbles(uint32_t w) { return (w ^ 0x88888888u) & 0xF0F0F0F0u; }
+GGML_HD uint32_t int8_from_low_nibbles(uint32_t w) { return int8_from_high_nibbles(w << 4); }

@@ -26,18 +26,32 @@ __device__ __forceinline__ void wait_for_prerequisite_grids() {
 #endif
 }
 
-// Launches kernel<<<grid, block, 0, stream>>>(args...) as a programmatic dependent of the
-// previous kernel in the stream (CUDA graphs capture it as a programmatic edge).
+// Whether the current GPU has PDL (compute capability 9.0 or later); asked once.
+inline bool gpu_has_pdl() {
+    static const bool has = [] {
+        int device = 0, major = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+        return major >= 9;
+    }();
+    return has;
+}
+
+// Launches kernel<<<grid, block, smem_bytes, stream>>>(args...) as a programmatic dependent of
+// the previous kernel in the stream (CUDA graphs capture it as a programmatic edge); on a GPU
+// without PDL, as an ordinary launch.
 template <class... KernelArgs, class... Args>
-inline void launch_with_pdl(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, cudaStream_t stream, Args... args) {
+inline void launch_with_pdl(void (*kernel)(KernelArgs...), dim3 grid, dim3 block, size_t smem_bytes, cudaStream_t stream,
+                            Args... args) {
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;
+    config.dynamicSmemBytes = smem_bytes;
     config.stream = stream;
     cudaLaunchAttribute attribute;
     attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     attribute.val.programmaticStreamSerializationAllowed = 1;
     config.attrs = &attribute;
-    config.numAttrs = 1;
+    config.numAttrs = gpu_has_pdl() ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }

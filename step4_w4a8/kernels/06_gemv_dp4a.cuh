@@ -125,7 +125,7 @@ inline void launch_gemv_tokens(const W4A8Args& p, cudaStream_t s) {
     using namespace gemv_dp4a;
     const dim3 grid((unsigned)ceil_div(p.N, kWarps * kRowsPerWarp<TOKENS>)), block(kWarps * 32);
     if (PDL)
-        launch_with_pdl(w4a8_gemv_dp4a<TOKENS, PDL>, grid, block, s, p);
+        launch_with_pdl(w4a8_gemv_dp4a<TOKENS, PDL>, grid, block, 0, s, p);
     else
         w4a8_gemv_dp4a<TOKENS, PDL><<<grid, block, 0, s>>>(p);
 }

@@ -100,7 +100,7 @@ __global__ void __launch_bounds__(gemv_async::kWarps * 32) w4a8_gemv_async(W4A8A
 
 template <int TOKENS>
 inline void launch_gemv_async_tokens(const W4A8Args& p, cudaStream_t s) {
-    launch_with_pdl(w4a8_gemv_async<TOKENS>, dim3((unsigned)ceil_div(p.N, gemv_async::kWarps)), dim3(gemv_async::kWarps * 32),
+    launch_with_pdl(w4a8_gemv_async<TOKENS>, dim3((unsigned)ceil_div(p.N, gemv_async::kWarps)), dim3(gemv_async::kWarps * 32), 0,
                     s, p);
 }
 

@@ -13,7 +13,7 @@ add_gpu_test(step4_lesson_cases step4_w4a8)
 # 2x100x15360: three of gemv_async's 7-blocks-per-lane chunks, so its shared-memory ring is refilled.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
 add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360
-                    3x4100x4224 17x100x4224 37x100x4224 129x4100x128)
+                    3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -25,6 +25,8 @@ add_sanitizer_test(step4_racecheck_129x100x4128 racecheck step4_w4a8 --m 129 --n
 add_sanitizer_test(step4_racecheck_2x100x15360 racecheck step4_w4a8 --m 2 --n 100 --k 15360)
 add_sanitizer_test(step4_memcheck_37x100x4224 memcheck step4_w4a8 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step4_racecheck_3x100x4224 racecheck step4_w4a8 --m 3 --n 100 --k 4224)
+add_sanitizer_test(step4_memcheck_13x100x4224 memcheck step4_w4a8 --m 13 --n 100 --k 4224)
+add_sanitizer_test(step4_racecheck_129x100x256 racecheck step4_w4a8 --m 129 --n 100 --k 256)
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

@@ -9,17 +9,19 @@
 // After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
 // conversion, one multiply d_w/16 · d_a and one FMA, the epilogue that the anchors' roofline
 // calls the real ceiling of W4A8. Stages (weights, weight scales, activation codes, activation
-// scales) are copied with cp.async kStages - 1 stages ahead, as in step 3's mma_g128.
+// scales) are copied with cp.async kStages - 1 stages ahead, as in step 3's mma_g128. Launched
+// with PDL, a CTA fetches its first weights while the quantizer is still writing A.
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
 // reference (the exact dequantized dot), not the compensated one.
-// Limit: 12 FP32 instructions per mma for the scales, on the same schedulers as the mma: the
-// scale epilogue, not the tensor cores, bounds this kernel (README.md, the next chapter).
+// Limit: about 20 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
+// one per clock: at M=512 the kernel is issue-bound, the tensor pipe ~20% busy (README.md).
 #pragma once
 
 #include "../../common/async_copy.cuh"
 #include "../../common/errors.cuh"
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
+#include "../../common/pdl.cuh"
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
 
@@ -52,82 +54,93 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
 };
 
-using Decode = Config<1, 1, 8, 1, 1, 4>;     // M <= 8:   16 rows x   8 tokens, K split 8 ways
-using Tokens32 = Config<1, 1, 4, 1, 4, 3>;   // M <= 32:  16 rows x  32 tokens
-using Large = Config<2, 2, 1, 2, 8, 4, 2>;   // larger:   64 rows x 128 tokens
+// The tile shapes, chosen by timing candidates on the H200 (README.md, "Choosing the tiles"): the
+// fewer the tokens, the narrower the tile and the more warps split K, so that enough CTAs stream
+// the weights.
+using Decode = Config<1, 1, 8, 1, 1, 4>;      // M <= 8:   16 rows x   8 tokens, K split 8 ways
+using Tokens16 = Config<1, 1, 8, 1, 2, 3, 2>; // M <= 16:  16 rows x  16 tokens, K split 8 ways
+using Tokens64 = Config<1, 2, 2, 2, 4, 4, 3>; // M <= 128: 32 rows x  64 tokens, K split 2 ways
+using Large = Config<2, 2, 1, 2, 8, 4, 2>;    // larger:   64 rows x 128 tokens
 
 template <class C>
 __device__ __forceinline__ int act_offset(int row, int piece) {
     return row * C::kBK + ((piece ^ (row % 8)) * 16);
 }
 
-// Each thread's copies: addresses worked out once, one add per stage (as step 3's StageLoader).
-template <class C>
-struct Loader {
-    static constexpr int kWeightPieces = C::kRowTiles * (C::kBK / kMmaChunk8) * 32;
-    static constexpr int kWeightScalePieces = C::kRowTiles * C::kBlocks * 2;
-    static constexpr int kActPieces = C::kBM * (C::kBK / 16);
-    static constexpr int kActScalePieces = C::kBM * (C::kBlocks * 4 / 16);
-    static constexpr int kAll = kWeightPieces + kWeightScalePieces + kActPieces + kActScalePieces;
-    static constexpr int kPerThread = (kAll + C::kThreads - 1) / C::kThreads;
-
+// One of a stage's four copy streams, as one thread sees it: for each 16-byte piece it copies, the
+// shared-memory offset within a stage and the global source in stage 0, worked out once; stage kt
+// reads kt * STRIDE pieces further on. A piece of a row or token past the matrix reads the last
+// real one instead (finite data whose outputs are never stored), so no piece needs a flag.
+template <class C, int PIECES, int STRIDE>
+struct CopyStream {
+    static constexpr int kPerThread = (PIECES + C::kThreads - 1) / C::kThreads;
+    static constexpr bool kRagged = PIECES % C::kThreads != 0;
+    static constexpr bool kCheckK = C::kWarpsK > 1;  // only then can a stage reach past K (K % kWarpK == 0)
     const uint4* src[kPerThread];
     int dst[kPerThread];
-    int step[kPerThread];  // 16-byte pieces to advance per stage
-    int k_of[kPerThread];  // the piece's first K in stage 0 (pieces past K are skipped)
-    bool ok[kPerThread];
+    int k0[kCheckK ? kPerThread : 1];  // the piece's first K within its stage
 
-    __device__ Loader(const W4A8Args& p, uint8_t* smem, int tile0, int m0) {
-        const int row_tiles = (p.N + kMmaRows8 - 1) / kMmaRows8, chunks = p.K / kMmaChunk8, nblocks = p.K / QK4_0;
+    template <class Where>  // where(i, src, dst, k0) places piece i of stage 0
+    __device__ explicit CopyStream(Where where) {
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
-            int i = threadIdx.x + j * C::kThreads;
-            ok[j] = false, src[j] = nullptr, dst[j] = 0, step[j] = 0, k_of[j] = 0;
-            if (i < kWeightPieces) {  // per tile, kBK/64 consecutive 512-byte pieces
-                const int part = i % 32, chunk = (i / 32) % (C::kBK / kMmaChunk8), t = i / (32 * (C::kBK / kMmaChunk8));
-                ok[j] = tile0 + t < row_tiles;
-                src[j] = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)min(tile0 + t, row_tiles - 1) * chunks + chunk) * 32 + part;
-                dst[j] = (t * (C::kBK / kMmaChunk8) + chunk) * 512 + part * 16;
-                step[j] = (C::kBK / kMmaChunk8) * 32, k_of[j] = chunk * kMmaChunk8;
-                continue;
-            }
-            i -= kWeightPieces;
-            if (i < kWeightScalePieces) {  // per (tile, block) 32 bytes: two pieces
-                const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
-                ok[j] = tile0 + t < row_tiles;
-                src[j] = reinterpret_cast<const uint4*>(p.mma_scales) + ((size_t)min(tile0 + t, row_tiles - 1) * nblocks + b) * 2 + part;
-                dst[j] = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16;
-                step[j] = C::kBlocks * 2, k_of[j] = b * QK4_0;
-                continue;
-            }
-            i -= kWeightScalePieces;
-            if (i < kActPieces) {  // token rows of kBK codes; rows past M are zeroed once below
-                const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
-                ok[j] = m0 + r < p.M;
-                src[j] = reinterpret_cast<const uint4*>(p.a_qs + (size_t)min(m0 + r, p.M - 1) * p.K) + piece;
-                dst[j] = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece);
-                step[j] = C::kBK / 16, k_of[j] = piece * 16;
-                if (!ok[j])
-                    for (int s = 0; s < C::kStages; ++s) *reinterpret_cast<uint4*>(smem + s * C::kStageBytes + dst[j]) = make_uint4(0, 0, 0, 0);
-                continue;
-            }
-            i -= kActPieces;
-            if (i < kActScalePieces) {  // per token, kBlocks (d, s) pairs; rows past M zeroed once
-                const int per_row = C::kBlocks * 4 / 16, r = i / per_row, piece = i % per_row;
-                ok[j] = m0 + r < p.M;
-                src[j] = reinterpret_cast<const uint4*>(p.a_ds + (size_t)min(m0 + r, p.M - 1) * nblocks) + piece;
-                dst[j] = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
-                step[j] = per_row, k_of[j] = piece * 4 * QK4_0;
-                if (!ok[j])
-                    for (int s = 0; s < C::kStages; ++s) *reinterpret_cast<uint4*>(smem + s * C::kStageBytes + dst[j]) = make_uint4(0, 0, 0, 0);
-            }
+            const int i = min((int)threadIdx.x + j * C::kThreads, PIECES - 1);
+            int k = 0;
+            where(i, src[j], dst[j], k);
+            if constexpr (kCheckK) k0[j] = k;
         }
     }
-
     __device__ __forceinline__ void load(uint8_t* stage, int kt, int K) const {
 #pragma unroll
-        for (int j = 0; j < kPerThread; ++j)
-            if (ok[j] && kt * C::kBK + k_of[j] < K) copy_16_async(stage + dst[j], src[j] + (size_t)kt * step[j]);
+        for (int j = 0; j < kPerThread; ++j) {
+            if (kRagged && (int)threadIdx.x + j * C::kThreads >= PIECES) continue;
+            if constexpr (kCheckK)
+                if (kt * C::kBK + k0[j] >= K) continue;
+            copy_16_async(stage + dst[j], src[j] + (size_t)kt * STRIDE);
+        }
+    }
+};
+
+// The four streams of a stage: weights and their scales (known before the quantizer has run) and
+// the activation codes and scales (written by it).
+template <class C>
+struct Loader {
+    static constexpr int kChunks = C::kBK / kMmaChunk8;  // 512-byte weight pieces per tile and stage
+    CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> weights;
+    CopyStream<C, C::kRowTiles * C::kBlocks * 2, C::kBlocks * 2> weight_scales;
+    CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16> act;
+    CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_scales;
+
+    __device__ Loader(const W4A8Args& p, int tile0, int m0)
+        : weights([&](int i, const uint4*& src, int& dst, int& k0) {  // per tile, kChunks 512-byte pieces
+              const int part = i % 32, chunk = (i / 32) % kChunks, t = i / (32 * kChunks);
+              const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
+              src = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)tile * (p.K / kMmaChunk8) + chunk) * 32 + part;
+              dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
+          }),
+          weight_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per (tile, block): 8 half2, two pieces
+              const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
+              const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
+              src = reinterpret_cast<const uint4*>(p.mma_scales) + ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
+              dst = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+          }),
+          act([&](int i, const uint4*& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
+              const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
+              src = reinterpret_cast<const uint4*>(p.a_qs + (size_t)min(m0 + r, p.M - 1) * p.K) + piece;
+              dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
+          }),
+          act_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per token, kBlocks (d, s) pairs
+              const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
+              src = reinterpret_cast<const uint4*>(p.a_ds + (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0)) + piece;
+              dst = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
+              k0 = piece * 4 * QK4_0;
+          }) {}
+
+    __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, int K) const {
+        weights.load(stage, kt, K), weight_scales.load(stage, kt, K);
+    }
+    __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, int K) const {
+        act.load(stage, kt, K), act_scales.load(stage, kt, K);
     }
 };
 
@@ -208,15 +221,20 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
     auto stage = [&](int kt) { return smem + (kt % C::kStages) * C::kStageBytes; };
 
     float acc[C::kTilesN][C::kTilesM][4] = {};
-    const Loader<C> loader(p, smem, tile0, m0);
+    const Loader<C> loader(p, tile0, m0);
+    // Launched with PDL, this CTA may start while the quantizer still writes A: it fetches the
+    // weights of the first stages, and only then waits for the activations.
+    for (int s = 0; s < C::kStages - 1 && s < k_tiles; ++s) loader.load_weights(stage(s), s, p.K);
+    wait_for_prerequisite_grids();
     for (int s = 0; s < C::kStages - 1; ++s) {
-        if (s < k_tiles) loader.load(stage(s), s, p.K);
+        if (s < k_tiles) loader.load_activations(stage(s), s, p.K);
         commit_copies();
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
         wait_copies<C::kStages - 2>();
         __syncthreads();
-        if (kt + C::kStages - 1 < k_tiles) loader.load(stage(kt + C::kStages - 1), kt + C::kStages - 1, p.K);
+        if (const int next = kt + C::kStages - 1; next < k_tiles)
+            loader.load_weights(stage(next), next, p.K), loader.load_activations(stage(next), next, p.K);
         commit_copies();
         if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
     }
@@ -263,13 +281,13 @@ inline void launch_mma_int8_config(const W4A8Args& p, cudaStream_t s) {
     auto kernel = mma_int8::w4a8_mma_int8<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
-    kernel<<<grid, C::kThreads, C::kSmemBytes, s>>>(p);
+    launch_with_pdl(kernel, grid, dim3(C::kThreads), C::kSmemBytes, s, p);
 }
 
-// First shapes, not yet tuned on a GPU: narrow tiles that split K for few tokens, 64 x 128 beyond.
 inline void launch_w4a8_mma_int8(const W4A8Args& p, cudaStream_t s) {
     using namespace mma_int8;
     if (p.M <= Decode::kBM) launch_mma_int8_config<Decode>(p, s);
-    else if (p.M <= Tokens32::kBM) launch_mma_int8_config<Tokens32>(p, s);
+    else if (p.M <= Tokens16::kBM) launch_mma_int8_config<Tokens16>(p, s);
+    else if (p.M <= 128) launch_mma_int8_config<Tokens64>(p, s);
     else launch_mma_int8_config<Large>(p, s);
 }

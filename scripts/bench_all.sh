@@ -6,7 +6,7 @@
 # env:   RESULTS_DIR  where to write (default: results/<gpu name>, spaces as underscores)
 #        CUDA_ARCH    build for this architecture instead of the detected one
 #        ARGS         extra flags for every step run (e.g. "--iters 50")
-# Writes <step>.csv per step (step 3's also holds its --sweep), run_info.txt (GPU, CUDA,
+# Writes <step>.csv per step (step 3's also holds its --sweep, step 4's its --summit), run_info.txt (GPU, CUDA,
 # architecture, date) and logs/<step>.log; prints one progress line per step. Exit 0 when every
 # check passed, 1 when one failed, 77 without a GPU (one line, nothing written).
 set -uo pipefail
@@ -39,9 +39,15 @@ for s in "${steps[@]}"; do
   i=$((i + 1))
   if [ ! -x "build/$s" ]; then echo "bench_all: no such step program: build/$s"; exit 2; fi
   rm -f "$out/$s.csv"
+  help=$(./build/"$s" --help)
+  if ! grep -q -- "--csv FILE" <<<"$help"; then  # step 5 checks compatibility and times nothing
+    echo "[$i/${#steps[@]}] $s: times nothing (no --csv in its --help); skipped"
+    continue
+  fi
   start=$(date +%s)
   runs=("")
   [ "$s" = step3_w4a16 ] && runs+=("--sweep")
+  [ "$s" = step4_w4a8 ] && runs+=("--summit")
   verdict=PASS
   : >"$out/logs/$s.log"
   for extra in "${runs[@]}"; do

@@ -22,6 +22,7 @@
 #include "../common/cublas_baseline.cuh"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_gpu.cuh"
+#include "../common/llama_times.h"
 #include "../common/q4_0_q8_1.h"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
@@ -285,7 +286,8 @@ cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* 
                         N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
 }
 
-bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
+bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c,
+              std::vector<ResultRow>* rows_out = nullptr) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     const int64_t nb_a = c.M * c.K / QK8_1, nb_w = c.N * c.K / QK4_0;
     // Cold L2: a W4A8 run reads the Q4_0 weights and the FP32 activations (it quantizes them itself).
@@ -446,17 +448,66 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     }
     print_table(rows, "naive", {kCublasSgemm.name, kCublasInt8.name});
     append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
+    if (rows_out) *rows_out = rows;
     return same_a && !any_failed(rows);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The summit: the tensor-core kernel at the shapes where llama.cpp's MMQ was timed
+// ---------------------------------------------------------------------------------------------
+
+const std::vector<GemmCase> kSummitCases = {
+    {"summit", 16, 4096, 4096},    {"summit", 128, 4096, 4096},   {"summit", 512, 4096, 4096},
+    {"summit", 512, 4096, 14336},  {"summit", 512, 14336, 4096},
+};
+
+bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
+    opt.kernels = {"dp4a_tiled", "mma_int8", kCublasInt8.name};
+    std::vector<std::vector<ResultRow>> all;
+    bool pass = true;
+    for (auto c : kSummitCases) {
+        c.name = "summit M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
+        std::vector<ResultRow> rows;
+        pass = run_case(gpu, opt, cublas, c, &rows) && pass;
+        all.push_back(rows);
+    }
+    const std::vector<LlamaTime> llama = read_llama_times();
+    // Recorded times are of one GPU: a ratio against them means something only on that GPU.
+    const LlamaTime* any = llama.empty() ? nullptr : &llama.front();
+    const bool same_gpu = any && gpu.name == any->gpu;
+    std::printf("\n== the summit: mma_int8 (quantizing A included) against llama.cpp's MMQ, whole operation ==\n");
+    if (any)
+        std::printf("llama.cpp: %s, ggml %s, %s (%s)%s\n", any->gpu.c_str(), any->ggml_commit.c_str(), any->date.c_str(),
+                    QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
+    std::printf("  %5s %6s %6s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours(us)", "mmq(us)", "speedup", "ours TOPS",
+                "int8 cuBLAS");
+    for (size_t i = 0; i < kSummitCases.size(); ++i) {
+        const GemmCase& c = kSummitCases[i];
+        const ResultRow* ours = find_timed_row(all[i], "mma_int8");
+        const ResultRow* int8 = find_timed_row(all[i], kCublasInt8.name);
+        const LlamaTime* mmq = same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr;
+        std::printf("  %5lld %6lld %6lld %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
+                    fmt_or_dash(ours ? ours->time_ms * 1e3 : NAN, "%.1f").c_str(), fmt_or_dash(mmq ? mmq->time_us : NAN, "%.1f").c_str(),
+                    fmt_or_dash(ours && mmq ? mmq->time_us / (ours->time_ms * 1e3) : NAN, "%.2fx").c_str(),
+                    fmt_or_dash(ours ? ours->tera_ops : NAN, "%.0f").c_str(),
+                    fmt_or_dash(int8 ? int8->time_ms * 1e3 : NAN, "%.1f us").c_str());
+    }
+    std::printf("(int8 cuBLAS: the raw s8 x s8 product of the same codes, no scales and no quantization)\n");
+    return pass;
 }
 
 int main(int argc, char** argv) {
     ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
-                     "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {}, {}};
+                     "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {},
+                     {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16, 128, 512 (README.md, the last chapter)"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     info.kernels.push_back(kQuantizerAlone);
     info.kernels.push_back(kCublasSgemm);
     info.kernels.push_back(kCublasInt8);
     const Options opt = parse_options(argc, argv, info);
+    const bool summit = opt.has("summit");
+    if (summit && (opt.has_shape || !opt.kernels.empty()))
+        usage_error("--summit runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
 
     std::printf("== 1. the compensation formula, on the CPU ==\n");
     demonstrate_compensation(opt.seed);
@@ -471,7 +522,9 @@ int main(int argc, char** argv) {
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
     bool all_pass = true;
-    for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
+    if (summit) all_pass = run_summit(gpu, opt, cublas);
+    else
+        for (const auto& c : cases_to_run(opt, kLessonCases)) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
     CUBLAS_CHECK(cublasDestroy(cublas));
     return finish_run(all_pass);
 }

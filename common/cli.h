@@ -108,24 +108,27 @@ struct ProgramInfo {
     std::vector<KernelInfo> kernels;
     std::vector<ExtraFlag> extra_flags;
     bool uses_m = true;   // false: the step's problem is a [N, K] tensor, given by --n --k alone
+    bool only_checks = false;  // true: no shape and no timing (step 5); --help lists neither
 };
 
 inline void print_help(const ProgramInfo& info) {
     std::printf("%s: %s\n\n", info.name, info.summary);
     std::printf("usage: %s [options]\n\n", info.name);
-    if (info.uses_m)
+    if (!info.only_checks && info.uses_m)
         std::printf("  --m M --n N --k K   problem C[M,N] = A[M,K] * W[N,K]^T (all three; default: the lesson cases)\n");
-    else
+    else if (!info.only_checks)
         std::printf("  --n N --k K         a tensor of N rows of K values (both; default: the lesson case)\n");
     std::printf("  --kernel A[,B...]   run only these kernels (--list shows them)\n");
     std::printf("  --list              list the kernels, one line each\n");
     if (std::any_of(info.kernels.begin(), info.kernels.end(), [](const KernelInfo& k) { return k.role == KernelRole::Exercise; }))
         std::printf("  --exercises         run the exercise kernels too (README.md, Exercises); --kernel ex1 runs one\n");
-    std::printf("  --iters N           timed repetitions, median and minimum reported (default 20)\n");
-    std::printf("  --warmup N          untimed warm-up launches (default 5)\n");
+    if (!info.only_checks) {
+        std::printf("  --iters N           timed repetitions, median and minimum reported (default 20)\n");
+        std::printf("  --warmup N          untimed warm-up launches (default 5)\n");
+    }
     std::printf("  --seed S            data seed: same seed, same data, on any machine (default 1234)\n");
     std::printf("  --check-only        correctness only, no timing\n");
-    std::printf("  --csv FILE          append one row per (case, kernel)\n");
+    if (!info.only_checks) std::printf("  --csv FILE          append one row per (case, kernel)\n");
     for (const auto& f : info.extra_flags)
         std::printf("  --%-17s %s\n", (f.name + (f.takes_value ? " X" : "")).c_str(), f.help.c_str());
     std::printf("  --help              this text\n\n");

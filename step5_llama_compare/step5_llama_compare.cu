@@ -315,7 +315,7 @@ int main(int argc, char** argv) {
                      {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
                       {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"},
                       {"live-only", false, "only the live comparison with your ggml (a build with -DGGML_DIR)"}}};
-    info.uses_m = false;
+    info.uses_m = false, info.only_checks = true;
     for (const auto& e : kExerciseChecks) info.kernels.push_back(e.info);
     const Options opt = parse_options(argc, argv, info);
     // --check-only is accepted (every step takes it; this one only checks anyway), nothing else.

@@ -53,8 +53,10 @@ done
 
 mkdir -p build/profile
 report=build/profile/$step-$kernel.txt
+# Each stall reason as warps stalled per issued instruction (what the WarpStateStats chart shows).
+stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
 "$ncu" --clock-control none --kernel-name "regex:${FUNCTION:-$kernel}" --launch-count 1 \
-  --section WarpStateStats ${metrics:+--metrics "$metrics"} \
+  --section WarpStateStats --metrics "${metrics:+$metrics,}$stalls" \
   "$program" --check-only --kernel "$kernel" "$@" >"$report" 2>&1
 rc=$?
 if grep -q "No kernels were profiled" "$report" || ! grep -q "gpu__time_duration\|Duration" "$report"; then
@@ -65,9 +67,12 @@ fi
 
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
 echo "== $step --kernel $kernel $* | $gpu | $(date -u '+%Y-%m-%d %H:%M UTC') | ncu --clock-control none =="
-grep -E "^  [^ ].*\(" "$report" | head -n 1   # the profiled function and its launch shape
+# the profiled function and its launch shape: "  void name<...>(args) (grid)x(block), Context ..."
+grep -E "\([0-9]+, [0-9]+, [0-9]+\)x\([0-9]+, [0-9]+, [0-9]+\)" "$report" | head -n 1 | sed -E 's/, Context.*//; s/^ */  /'
 for m in "${wanted[@]}"; do grep -E "^ +${m//./\\.} " "$report" | sed 's/^ */  /'; done
 grep -E "Warp Cycles Per Issued Instruction|Avg. Active Threads Per Warp" "$report" | sed 's/^ */  /'
-echo "  top stall reasons (ncu's own words):"
-grep -iE "stall" "$report" | grep -vE "^ +[a-z_]+__" | sed 's/^ */    /' | head -n 6
+echo "  top stall reasons (warps stalled per issued instruction; 'selected' is the issuing warp itself):"
+grep -E "^ +smsp__average_warps_issue_stalled_[a-z_]+_per_issue_active\.ratio " "$report" |
+  awk '{name = $1; sub(/^smsp__average_warps_issue_stalled_/, "", name); sub(/_per_issue_active\.ratio$/, "", name);
+        if (name != "selected") printf "%s %s\n", $NF, name}' | sort -gr | head -n 4 | awk '{printf "    %-22s %s\n", $2, $1}'
 echo "(full report: $report; the program exited $rc)"

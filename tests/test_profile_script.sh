@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # usage: test_profile_script.sh SOURCE_DIR
 # scripts/profile.sh where it cannot profile: bad usage exits 2; no ncu, or no GPU (a fake
-# nvidia-smi that lists none, with a fake ncu), exits 77 with one line.
+# nvidia-smi that lists none, with a fake ncu), exits 77 with one line. And its summary, with a
+# fake ncu that answers with a report recorded on the H200 (tests/fixtures/ncu_report_mma_int8.txt)
+# and a metric list as long as a real one: every metric and the top stall reasons are kept, the
+# program's own output is not taken for the kernel's line.
 set -u
 src=$1
 work=$(mktemp -d)
@@ -26,4 +29,40 @@ printf '#!/bin/sh\nexit 9\n' >"$work/bin/nvidia-smi"
 printf '#!/bin/sh\necho fake ncu\n' >"$work/bin/ncu"
 chmod +x "$work/bin/nvidia-smi" "$work/bin/ncu"
 check 77 "no GPU visible" "no GPU" env PATH="$work/bin:$PATH" NCU="$work/bin/ncu" bash "$src/scripts/profile.sh" step3_w4a16 mma_g128
+
+# The summary, in a scratch tree: the script, a fake program, a fake GPU, a fake ncu.
+tree=$work/tree
+mkdir -p "$tree/scripts" "$tree/build" "$work/gpu"
+cp "$src/scripts/profile.sh" "$tree/scripts/"
+printf '#!/bin/sh\necho "mma_int8                 09 int8 tensor cores"\n' >"$tree/build/step4_w4a8"
+printf '#!/bin/sh\necho "NVIDIA H200"\n' >"$work/gpu/nvidia-smi"
+cat >"$work/gpu/ncu" <<FAKE
+#!/bin/sh
+if [ "\$1" = --query-metrics ]; then  # wanted names first, then thousands more, as a real list
+  for m in gpu__time_duration dram__bytes_read smsp__issue_active sm__pipe_tensor_op_imma_cycles_active; do echo "\$m  a counter"; done
+  seq 1 20000 | sed 's/^/filler__metric_/'
+  exit 0
+fi
+# The report, less the metric lines that were not asked for with --metrics.
+asked=""
+while [ \$# -gt 0 ]; do [ "\$1" = --metrics ] && asked=\$2; shift; done
+awk -v asked=",\$asked," '/^    [a-z0-9_]+__[a-z0-9_.]+ / {
+    name = \$1; keep = index(asked, "," name ",") > 0
+    if (name ~ /^smsp__average_warps_issue_stalled_/ && index(asked, "regex:smsp__average_warps_issue_stalled_")) keep = 1
+    if (!keep) next
+  } { print }' "$src/tests/fixtures/ncu_report_mma_int8.txt"
+FAKE
+chmod +x "$tree/build/step4_w4a8" "$work/gpu/nvidia-smi" "$work/gpu/ncu"
+out=$(PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" bash "$tree/scripts/profile.sh" step4_w4a8 mma_int8 --m 512 2>&1)
+expect() {  # expect WHAT REGEX
+  if printf '%s\n' "$out" | grep -qE "$2"; then echo "ok: summary: $1"; else echo "FAILED: summary: $1 (no /$2/)"; failures=1; fi
+}
+expect "the kernel's line" "^  void w4a8_mma_int8<Config<2, 2, 1, 2, 8, 4, 2>>\(W4A8Args\) \(64, 4, 1\)x\(128, 1, 1\)$"
+expect "the time" "gpu__time_duration.sum +us +72.61"
+expect "DRAM, early in the metric list" "dram__bytes_read.sum.per_second"
+expect "the tensor pipe" "sm__pipe_tensor_op_imma_cycles_active.*19.40"
+expect "the top stall first" "^    not_selected +0.53$"
+expect "the second stall" "^    wait +0.51$"
+if printf '%s\n' "$out" | grep -q "one block:"; then echo "FAILED: summary: the program's output taken for the kernel's line"; failures=1; fi
+[ $failures -eq 0 ] || printf '%s\n' "$out"
 exit $failures

@@ -6,8 +6,8 @@
 //   2. bytes    our quantizers, CPU and GPU, write ggml's bytes for every golden input;
 //   3. numbers  our dot products, from our own blocks, reproduce the values ggml recorded: the
 //               CPU ones bit for bit, the GPU kernel (step 4's) within FP32 summation order;
-//   4. speed    our best kernels beside llama.cpp's recorded H200 times (not in this program yet:
-//               README.md says where those numbers are today).
+//   4. speed    steps 3 and 4, run at llama.cpp's shapes, beside llama.cpp's recorded H200 times
+//               (speed_level.h; on a GPU, not with --check-only).
 // Levels 1-3 run without a GPU (--cpu-only, a CTest in CI); --golden DIR runs levels 2-3 on any
 // folder of cases in the golden layout, so that fresh vectors from your own ggml can be checked.
 // Built with -DGGML_DIR (your own ggml checkout and build), it also compares bytes live: fresh
@@ -26,6 +26,7 @@
 #include "exercises/ex2_unquantized_dot.h"
 #include "exercises/solutions/ex1_dequant_q8_0.h"
 #include "exercises/solutions/ex2_unquantized_dot.h"
+#include "speed_level.h"
 
 #include <cstddef>
 
@@ -310,7 +311,7 @@ bool run_exercise_checks(const Options& opt, const std::vector<GoldenCase>& case
 }
 
 int main(int argc, char** argv) {
-    ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers",
+    ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers, speed",
                      "step5_llama_compare --cpu-only", 32, {},
                      {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
                       {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"},
@@ -356,8 +357,11 @@ int main(int argc, char** argv) {
         std::printf("\n== exercises: your own compatibility checks (README.md, Exercises) ==\n");
         ok = run_exercise_checks(opt, cases) && ok;
     }
-    std::printf("\n== level 4: speed ==\n  not in this program yet: step 4's README compares its kernels with llama.cpp's recorded"
-                " H200 times (results/llama_cpp_h200.csv)\n");
+    std::printf("\n== level 4: speed ==\n");
+    if (!on_gpu) std::printf("  SKIP: needs a GPU\n");
+    else if (opt.check_only) std::printf("  SKIP: --check-only (no timing)\n");
+    else if (opt.has("golden")) std::printf("  SKIP: --golden checks bytes and numbers only\n");
+    else ok = run_speed_level(argv[0], gpu.name) && ok;
 
     if (!cpu_only && !on_gpu) {
         std::printf("\nSKIP step5_llama_compare: no usable CUDA device; levels 1-3 ran on the CPU only (%s)\n",

@@ -11,9 +11,9 @@ add_test(NAME step5_cpu_corrupted_golden_rejected
 set_tests_properties(step5_cpu_corrupted_golden_rejected PROPERTIES LABELS cpu TIMEOUT 300)
 
 # GPU: the same levels with the GPU quantizers and step 4's kernel; exit 77 without a GPU.
-add_test(NAME step5_gpu_levels COMMAND step5_llama_compare)
-set_tests_properties(step5_gpu_levels PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 900)
-add_sanitizer_test(step5_memcheck memcheck step5_llama_compare)
+# --check-only: level 4 (speed: steps 3 and 4 timed at llama.cpp's shapes) is for the benchmark run.
+add_gpu_test(step5_gpu_levels step5_llama_compare)
+add_sanitizer_test(step5_memcheck memcheck step5_llama_compare)  # add_sanitizer_test adds --check-only
 
 add_exit_code_test(step5_cli_help 0 step5_llama_compare --help)
 add_cli_table_test(step5_cli_bad_command_lines step5_llama_compare ${CMAKE_SOURCE_DIR}/step5_llama_compare/bad_command_lines.txt)

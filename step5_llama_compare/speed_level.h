@@ -1,0 +1,118 @@
+// speed_level.h - level 4 of step 5: speed. Our own step programs (steps 3 and 4) are run at the
+// shapes where llama.cpp's MUL_MAT was timed on an H200 (results/llama_cpp_h200.csv), each
+// writing its timings to a CSV, and their fastest passing kernels are printed beside llama.cpp's
+// recorded times. Nothing is timed twice and no kernel is copied here: the steps time themselves,
+// as a reader would run them.
+#pragma once
+
+#include "../common/llama_times.h"
+#include "../common/report.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+// The shapes of level 4: llama.cpp's three matrices at these batch sizes.
+const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
+
+struct StepTiming {
+    double time_us = NAN;  // NaN: nothing passed, or the step did not run
+    std::string kernel;
+    int exit_code = -1;
+};
+
+// The directory of this program: the step programs are built next to it.
+inline std::string program_dir(const char* argv0) {
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+    std::string self = n > 0 ? std::string(path, (size_t)n) : std::string(argv0);
+    const size_t slash = self.rfind('/');
+    return slash == std::string::npos ? std::string(".") : self.substr(0, slash);
+}
+
+// The fastest PASS row among `kernels` in a step's --csv file.
+inline StepTiming fastest_in_csv(const std::string& csv_path, const std::vector<std::string>& kernels) {
+    StepTiming best;
+    std::ifstream in(csv_path);
+    std::string line;
+    std::getline(in, line);  // header: step,case,kernel,M,N,K,time_ms,...,status,...
+    while (std::getline(in, line)) {
+        std::vector<std::string> f;
+        std::stringstream fields(line);
+        for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
+        if (f.size() < 13 || f[12] != "PASS") continue;
+        bool wanted = false;
+        for (const auto& k : kernels) wanted = wanted || f[2] == k;
+        const double us = std::atof(f[6].c_str()) * 1e3;
+        if (wanted && us > 0 && !(us >= best.time_us)) best.time_us = us, best.kernel = f[2];
+    }
+    return best;
+}
+
+// Runs one step program at one shape, its output to a log; its fastest kernel from its CSV.
+inline StepTiming time_step(const std::string& dir, const std::string& step, const std::vector<std::string>& kernels,
+                            long long M, long long N, long long K, const std::string& scratch) {
+    const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+    const std::string csv = scratch + "/" + step + "-" + shape + ".csv", log = scratch + "/" + step + "-" + shape + ".log";
+    std::string list;
+    for (const auto& k : kernels) list += (list.empty() ? "" : ",") + k;
+    const std::string command = "'" + dir + "/" + step + "' --m " + std::to_string(M) + " --n " + std::to_string(N) + " --k " +
+                                std::to_string(K) + " --kernel " + list + " --iters 10 --warmup 3 --csv '" + csv + "' > '" + log +
+                                "' 2>&1";
+    const int status = std::system(command.c_str());
+    StepTiming t = fastest_in_csv(csv, kernels);
+    t.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return t;
+}
+
+// Level 4. Returns false when a step program failed a check (or could not run) at some shape.
+inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
+    const std::vector<LlamaTime> llama = read_llama_times();
+    if (llama.empty()) {
+        std::printf("  SKIP: no recorded llama.cpp times at %s\n", QGF_LLAMA_TIMES);
+        return true;
+    }
+    const std::string dir = program_dir(argv0);
+    for (const char* step : {"step3_w4a16", "step4_w4a8"})
+        if (access((dir + "/" + step).c_str(), X_OK) != 0) {
+            std::printf("  SKIP: %s/%s is not built (make)\n", dir.c_str(), step);
+            return true;
+        }
+    char scratch[] = "/tmp/step5_speed_XXXXXX";
+    if (!mkdtemp(scratch)) {
+        std::printf("  SKIP: cannot make a scratch directory in /tmp\n");
+        return true;
+    }
+    const LlamaTime& source = llama.front();
+    const bool same_gpu = gpu_name == source.gpu;
+    std::printf("  steps 3 and 4 run as you would run them (--m --n --k --kernel ... --csv; logs in %s),\n"
+                "  cold L2, activation quantization included; llama.cpp: %s, ggml %s, %s, weights reused (warm L2)%s\n",
+                scratch, source.gpu.c_str(), source.ggml_commit.c_str(), source.date.c_str(),
+                same_gpu ? "" : "; another GPU than this one, so no ratio");
+    std::printf("  %5s %6s %6s  %-22s %-22s %11s %14s\n", "M", "N", "K", "W4A16 (step 3)", "W4A8 (step 4)", "llama.cpp",
+                "W4A8 vs llama");
+    bool ok = true;
+    for (const auto& t : llama) {
+        bool wanted = false;
+        for (long long m : kSpeedLevelM) wanted = wanted || t.M == m;
+        if (!wanted) continue;
+        const StepTiming w4a16 = time_step(dir, "step3_w4a16", {"gemv_g128", "mma_g128"}, t.M, t.N, t.K, scratch);
+        const StepTiming w4a8 = time_step(dir, "step4_w4a8", {"gemv_pdl", "mma_int8"}, t.M, t.N, t.K, scratch);
+        auto cell = [](const StepTiming& s) {
+            if (s.exit_code != 0) return std::string("exit ") + std::to_string(s.exit_code) + " (see log)";
+            return fmt_or_dash(s.time_us, "%.1f us") + " " + s.kernel;
+        };
+        ok = ok && w4a16.exit_code == 0 && w4a8.exit_code == 0;
+        std::printf("  %5lld %6lld %6lld  %-22s %-22s %11s %14s\n", t.M, t.N, t.K, cell(w4a16).c_str(), cell(w4a8).c_str(),
+                    fmt_or_dash(t.time_us, "%.1f us").c_str(),
+                    same_gpu ? fmt_or_dash(t.time_us / w4a8.time_us, "%.2fx").c_str() : "-");
+    }
+    std::printf("  (W4A8 is llama.cpp's own scheme: its MUL_MAT quantizes the F32 activations to Q8_1 first; W4A16\n"
+                "   keeps them in fp16 with group-128 weights, a different format shown for scale)\n");
+    return ok;
+}

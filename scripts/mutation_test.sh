@@ -31,16 +31,16 @@ tiled_store_guard|common/tile_store.cuh|s/if \(m >= M\) return;//|step4_w4a8|^st
 tiled_weight_zero_fill|step4_w4a8/kernels/05_dp4a_tiled.cuh|s/const bool in = n0 \+ row < p.N && b0 \+ b < nblocks;/const bool in = b0 + b < nblocks;/|step4_w4a8|^step4_memcheck|gpu
 dp4a_skip_last_block|step4_w4a8/kernels/03_dp4a.cuh|s/for \(int b = 0; b < nblocks; \+\+b\)/for (int b = 0; b < nblocks - 1; ++b)/|step4_w4a8|^step4_shape_37x4100x4128$|gpu
 q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[j]) >= amax)/|step2_quant|^step2_golden_cpu$|cpu
-mma_store_guard|step3_w4a16/kernels/04_mma_g128.cuh|s/if \(n < p.N && m < p.M\) p.c/if (n < p.N) p.c/|step3_w4a16|^step3_memcheck|gpu
+mma_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step3_w4a16|^step3_memcheck|gpu
 mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[tn\]\)/nibbles_to_half2(word >> 4, z_lo[tn])/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j & 1) + h};/|test_w4a16_cpu|^step3_cpu|cpu
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
-int8_store_guard|step4_w4a8/kernels/09_mma_int8.cuh|s/if \(n < p.N && m < p.M\) p.c/if (n < p.N) p.c/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
+int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
 int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/int8_from_high_nibbles\(word_a\), int8_from_high_nibbles\(word_b\)/int8_from_low_nibbles(word_a), int8_from_low_nibbles(word_b)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
-int8_split_k_sum|step4_w4a8/kernels/09_mma_int8.cuh|s/other < C::kWarpsK - 1; \+\+other/other < C::kWarpsK - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
+int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/p.a_qs \+ \(size_t\)min\(m0 \+ r, p.M - 1\)/p.a_qs + (size_t)(m0 + r)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 profile_metric_pipe|scripts/profile.sh|s/if grep -qx "\$\{m%%.\*\}" <<<"\$known"; then/if printf "%s\\n" "\$known" | grep -qx "\$\{m%%.*\}"; then/|test_common|^profile_script$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu

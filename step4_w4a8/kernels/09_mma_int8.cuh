@@ -21,6 +21,7 @@
 #include "../../common/errors.cuh"
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
+#include "../../common/mma_tiles.cuh"
 #include "../../common/pdl.cuh"
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
@@ -214,7 +215,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W4A8Args p) {
     extern __shared__ __align__(128) uint8_t smem[];
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int warp = threadIdx.x / 32;
     const int wk = warp % C::kWarpsK, wm = (warp / C::kWarpsK) % C::kWarpsM, wn = warp / (C::kWarpsK * C::kWarpsM);
     const int tile0 = blockIdx.x * C::kRowTiles, m0 = blockIdx.y * C::kBM;
     const int k_tiles = (p.K + C::kBK - 1) / C::kBK;
@@ -239,33 +240,13 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
         if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
     }
 
-    if constexpr (C::kWarpsK > 1) {  // warps that split K add their partial sums: warp wk = 0 keeps them
+    if constexpr (C::kWarpsK > 1) {
         wait_copies<0>();
-        __syncthreads();
-        float* partial = reinterpret_cast<float*>(smem);
+        __syncthreads();  // every warp is past its last stage: the pipeline's memory is free
         constexpr int kValues = C::kTilesN * C::kTilesM * 4;
-        const int owner = warp / C::kWarpsK;
-        if (wk > 0)
-#pragma unroll
-            for (int i = 0; i < kValues; ++i)
-                partial[((owner * (C::kWarpsK - 1) + wk - 1) * kValues + i) * 32 + lane] = (&acc[0][0][0])[i];
-        __syncthreads();
-        if (wk > 0) return;
-        for (int other = 0; other < C::kWarpsK - 1; ++other)
-#pragma unroll
-            for (int i = 0; i < kValues; ++i)
-                (&acc[0][0][0])[i] += partial[((owner * (C::kWarpsK - 1) + other) * kValues + i) * 32 + lane];
+        if (!sum_split_k<C::kWarpsK, kValues>(&acc[0][0][0], reinterpret_cast<float*>(smem), warp / C::kWarpsK, wk)) return;
     }
-#pragma unroll
-    for (int tn = 0; tn < C::kTilesN; ++tn)
-#pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) {
-                const int n = (tile0 + wn * C::kTilesN + tn) * kMmaRows8 + lane / 4 + 8 * (v / 2);
-                const int m = m0 + (wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v % 2;
-                if (n < p.N && m < p.M) p.c[(size_t)m * p.N + n] = acc[tn][tm][v];
-            }
+    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 
 }  // namespace mma_int8

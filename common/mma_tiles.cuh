@@ -1,0 +1,43 @@
+// mma_tiles.cuh - the end of a tensor-core GEMM whose warps each hold TILES_N x TILES_M m16n8
+// accumulator tiles in FP32 (steps 3 and 4): the sum over warps that split K, and the store.
+#pragma once
+
+#include <cuda_runtime.h>
+
+// Warps that split K add their VALUES partial sums (acc) through shared memory (`scratch`, at least
+// (WARPS_K - 1) * warps / WARPS_K * VALUES * 32 floats, free to overwrite: call after the last
+// stage was read). Warp wk = 0 of each group keeps the total; returns false for the others,
+// which have nothing left to do. `owner` numbers the groups of WARPS_K warps.
+template <int WARPS_K, int VALUES>
+__device__ __forceinline__ bool sum_split_k(float* acc, float* scratch, int owner, int wk) {
+    const int lane = threadIdx.x % 32;
+    if (wk > 0)
+#pragma unroll
+        for (int i = 0; i < VALUES; ++i) scratch[((owner * (WARPS_K - 1) + wk - 1) * VALUES + i) * 32 + lane] = acc[i];
+    __syncthreads();
+    if (wk > 0) return false;
+    for (int other = 0; other < WARPS_K - 1; ++other)
+#pragma unroll
+        for (int i = 0; i < VALUES; ++i) acc[i] += scratch[((owner * (WARPS_K - 1) + other) * VALUES + i) * 32 + lane];
+    return true;
+}
+
+// Stores a warp's tiles into row-major c[M][N] (a token per row of c, a weight row per column).
+// An m16n8 C fragment holds, in lane l (g = l / 4, t = l % 4), values 0 and 1 at weight row g and
+// tokens 2t, 2t + 1, values 2 and 3 at row g + 8; tile (tn, tm) starts at weight row
+// row0 + 16·tn and token token0 + 8·tm. Outputs past M or N are not written.
+template <int TILES_N, int TILES_M>
+__device__ __forceinline__ void store_mma_tiles(const float (&acc)[TILES_N][TILES_M][4], float* c, int M, int N, int row0,
+                                                int token0) {
+    const int lane = threadIdx.x % 32;
+#pragma unroll
+    for (int tn = 0; tn < TILES_N; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < TILES_M; ++tm)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) {
+                const int n = row0 + 16 * tn + lane / 4 + 8 * (v / 2);
+                const int m = token0 + 8 * tm + 2 * (lane % 4) + v % 2;
+                if (n < N && m < M) c[(size_t)m * N + n] = acc[tn][tm][v];
+            }
+}

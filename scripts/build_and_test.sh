@@ -62,6 +62,14 @@ while read -r pstep pkernel pargs; do
     rm -f "$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log"
 done <scripts/profiles.txt
 
+# The instruction counts the lessons quote (scripts/sass_mix.txt), when cuobjdump is there.
+while read -r label sstep sfunction sargs; do
+  case "$label" in ''|'#'*) continue ;; esac
+  # shellcheck disable=SC2086
+  python3 scripts/sass_mix.py "$sstep" "$sfunction" $sargs >"$LOG_DIR/sass--$sstep--$label.log" 2>&1 ||
+    rm -f "$LOG_DIR/sass--$sstep--$label.log"
+done <scripts/sass_mix.txt
+
 verdict() { case $1 in 0) echo PASS ;; 77) echo "SKIP (no usable GPU)" ;; *) echo FAIL ;; esac; }
 echo
 echo "tests: $test_summary ($skipped skipped)   full logs: $LOG_DIR"

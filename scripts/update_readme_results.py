@@ -14,7 +14,8 @@ that holds
 the lines between the markers are replaced by the run's line and the step's output, verbatim.
 A block named `<step>--<flag>` (step3_w4a16--sweep) holds the output of `build/<step> --<flag>`,
 logged as <step>--<flag>.log; a block named `profile--<step>--<kernel>--m<M>` holds what
-scripts/profile.sh printed for that kernel (scripts/profiles.txt lists them).
+scripts/profile.sh printed for that kernel (scripts/profiles.txt lists them), and one named
+`sass--<step>--<label>` what scripts/sass_mix.py printed (scripts/sass_mix.txt).
 A step whose log is not in LOG_DIR keeps its README as it is (a run of one step updates one
 lesson; each block names the run it came from).
 
@@ -80,6 +81,8 @@ def main() -> int:
             command = f"build/{program}" + (f" --{flag}" if flag else "")
             if program == "profile":
                 command = "scripts/profile.sh"
+            if program == "sass":
+                command = "scripts/sass_mix.py"
             body = f"Printed by `{command}` ({info}):\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# usage: test_sass_mix.sh SOURCE_DIR
+# scripts/sass_mix.py on a disassembly saved from the H200 machine (tests/fixtures/
+# sass_step4_naive_dp4a.txt: step 4's naive and dp4a kernels, cuobjdump -sass, CUDA 13.0, sm_90),
+# through a fake cuobjdump: the main loop and its counts; bad usage exits 2; no cuobjdump, 77.
+set -u
+src=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fixture=$src/tests/fixtures/sass_step4_naive_dp4a.txt
+tree=$work/tree
+mkdir -p "$tree/scripts" "$tree/build" "$work/bin"
+cp "$src/scripts/sass_mix.py" "$tree/scripts/"
+: >"$tree/build/step4_w4a8"
+printf '#!/bin/sh\ncat "%s"\n' "$fixture" >"$work/bin/cuobjdump"
+chmod +x "$work/bin/cuobjdump"
+run() { CUOBJDUMP="$work/bin/cuobjdump" python3 "$tree/scripts/sass_mix.py" "$@" 2>&1; }
+expect() {  # expect WHAT OUTPUT REGEX
+  if printf '%s\n' "$2" | grep -qE "$3"; then echo "ok: $1"; else echo "FAILED: $1 (no /$3/ in:)"; printf '%s\n' "$2"; failures=1; fi
+}
+out=$(run step4_w4a8 'w4a8_dp4a(')
+expect "dp4a: the kernel" "$out" "^== step4_w4a8: w4a8_dp4a\(W4A8Args\) \| cuobjdump -sass build/step4_w4a8 ==$"
+expect "dp4a: its loop" "$out" "^  main loop: 107 instructions \(0x260-0x900\), 16 IDP: 6.7 instructions per IDP$"
+expect "dp4a: the loads" "$out" "^  LDG +36 +2.25$"
+out=$(run step4_w4a8 'w4a8_naive(' --per FFMA)
+expect "naive, per FFMA" "$out" "^  main loop: 143 instructions .*, 2 FFMA: 71.5 instructions per FFMA$"
+expect "naive: the compiler's own DP4A" "$out" "^  IDP +4 +2.00$"
+check_exit() {  # check_exit WANT WHAT ARGS...
+  local want=$1 what=$2 out rc
+  shift 2
+  out=$("$@" 2>&1); rc=$?
+  if [ $rc -eq "$want" ]; then echo "ok: $what: exit $rc"; else echo "FAILED: $what: exit $rc, want $want: $out"; failures=1; fi
+}
+check_exit 2 "no such kernel" env CUOBJDUMP="$work/bin/cuobjdump" python3 "$tree/scripts/sass_mix.py" step4_w4a8 no_such_kernel
+check_exit 2 "no arguments" python3 "$tree/scripts/sass_mix.py"
+check_exit 2 "--per without a kind" python3 "$tree/scripts/sass_mix.py" step4_w4a8 x --per
+check_exit 2 "--per a kind the loop lacks" env CUOBJDUMP="$work/bin/cuobjdump" python3 "$tree/scripts/sass_mix.py" step4_w4a8 'w4a8_dp4a(' --per HMMA
+check_exit 77 "no cuobjdump" env CUOBJDUMP="$work/none" PATH=/usr/bin:/bin CUDA_HOME="$work/none" python3 "$tree/scripts/sass_mix.py" step4_w4a8 x
+exit $failures

@@ -4,7 +4,7 @@
 usage: scripts/sass_mix.py STEP FUNCTION [--per KIND] [--sass FILE]
 
 Disassembles build/STEP with `cuobjdump -sass` (or reads FILE, a saved disassembly), takes the first
-kernel whose demangled name contains FUNCTION, finds its loops (a branch back to an earlier
+kernel whose demangled name contains FUNCTION (spaces ignored), finds its loops (a branch back to an earlier
 address), and prints for the longest one, the main loop, how many instructions of each kind it
 holds, and how many per unit of work: per KIND if given (an opcode such as IDP), else per tensor-core
 mma (HMMA, IMMA), else per DP4A (IDP), else per FP32 FMA. A lesson quotes this to count
@@ -100,7 +100,8 @@ def main() -> int:
     code_of = functions(sass)
     mangled = list(code_of)
     readable = dict(zip(mangled, demangle(mangled)))
-    matches = [m for m in mangled if wanted in readable[m]]
+    squeeze = lambda text: text.replace(" ", "")  # "Config<2, 2>" and "Config<2,2>" both match
+    matches = [m for m in mangled if squeeze(wanted) in squeeze(readable[m])]
     if not matches:
         print(f"sass_mix.py: no kernel of {step} has '{wanted}' in its name ({len(mangled)} kernels in {source})",
               file=sys.stderr)

@@ -23,7 +23,7 @@ out=$(run step4_w4a8 'w4a8_dp4a(')
 expect "dp4a: the kernel" "$out" "^== step4_w4a8: w4a8_dp4a\(W4A8Args\) \| cuobjdump -sass build/step4_w4a8 ==$"
 expect "dp4a: its loop" "$out" "^  main loop: 107 instructions \(0x260-0x900\), 16 IDP: 6.7 instructions per IDP$"
 expect "dp4a: the loads" "$out" "^  LDG +36 +2.25$"
-out=$(run step4_w4a8 'w4a8_naive(' --per FFMA)
+out=$(run step4_w4a8 'w4a8_naive (' --per FFMA)  # spaces in FUNCTION are ignored
 expect "naive, per FFMA" "$out" "^  main loop: 143 instructions .*, 2 FFMA: 71.5 instructions per FFMA$"
 expect "naive: the compiler's own DP4A" "$out" "^  IDP +4 +2.00$"
 check_exit() {  # check_exit WANT WHAT ARGS...

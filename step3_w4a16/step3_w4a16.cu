@@ -30,6 +30,7 @@
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_gemv.cuh"
 #include "kernels/04_mma_g128.cuh"
+#include "kernels/05_gemv_resident.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -103,6 +104,7 @@ std::string one_thread_per_output(int64_t M, int64_t N, int64_t K, const Gpu&) {
 std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_smem_tiled_why_not(M, N, K); }
 std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
 std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
+std::string resident_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_resident_why_not(M, K); }
 std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
 
 struct Step3Kernel {
@@ -122,6 +124,10 @@ const std::vector<Step3Kernel> kKernels = {
     {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, Weights::G128, Acts::F16, {}, Pipe::Fp32, gemv_limits},
     {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, Weights::W8, Acts::F16, {}, Pipe::Fp32, gemv_limits},
     {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, mma_limits},
+    {{"gemv_resident_q4_0", "05 M<=2: activations in registers, a CTA spans K, rows stream past"},
+     launch_w4a16_gemv_resident<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, resident_limits},
+    {{"gemv_resident_g128", "05 the same for group-128 INT4"}, launch_w4a16_gemv_resident<GemvG128>, Weights::G128, Acts::F16, {},
+     Pipe::Fp32, resident_limits},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
@@ -360,7 +366,7 @@ const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
 bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "mma_g128", kCublasHgemm.name};
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "mma_g128", kCublasHgemm.name};
     std::vector<std::vector<ResultRow>> all;
     all.reserve(kSweepShapes.size() * kSweepM.size());
     bool pass = true;
@@ -370,7 +376,7 @@ bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
             pass = pass && !any_failed(all.back());
         }
     std::printf("\n== the sweep: our best W4A16 kernel (group-128) against cuBLAS HGEMM (fp16 weights) ==\n");
-    std::printf("  %6s %6s %6s  %-10s %10s %10s %9s %10s %10s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
+    std::printf("  %6s %6s %6s  %-18s %10s %10s %9s %10s %10s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
                 "ours GB/s", "ours TFLOPS");
     size_t i = 0;
     for (const auto& [N, K] : kSweepShapes)
@@ -382,7 +388,7 @@ bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
                     (!best || r.time_ms < best->time_ms))
                     best = &r;
             const ResultRow* hgemm = find_timed_row(rows, kCublasHgemm.name);
-            std::printf("  %6lld %6lld %6lld  %-10s %10s %10s %9s %10s %10s\n", (long long)M, (long long)N, (long long)K,
+            std::printf("  %6lld %6lld %6lld  %-18s %10s %10s %9s %10s %10s\n", (long long)M, (long long)N, (long long)K,
                         best ? best->kernel.c_str() : "-", fmt_or_dash(best ? best->time_ms * 1e3 : NAN, "%.1f").c_str(),
                         fmt_or_dash(hgemm ? hgemm->time_ms * 1e3 : NAN, "%.1f").c_str(),
                         fmt_or_dash(best && hgemm ? hgemm->time_ms / best->time_ms : NAN, "%.2fx").c_str(),

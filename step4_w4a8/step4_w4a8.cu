@@ -37,7 +37,7 @@
 #include "kernels/05_dp4a_tiled.cuh"
 #include "kernels/06_gemv_dp4a.cuh"
 #include "kernels/07_gemv_pdl.cuh"
-#include "kernels/08_gemv_async.cuh"
+#include "kernels/08_gemv_resident.cuh"
 #include "kernels/09_mma_int8.cuh"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
@@ -148,7 +148,7 @@ enum class ActivationLayout { Blocks, Split };
 struct Step4Kernel {
     KernelInfo info;
     W4A8Launcher launch;
-    std::string (*why_not)(int64_t M, int64_t N);  // "" when it can run the shape
+    std::string (*why_not)(int64_t M, int64_t K);  // "" when it can run the shape
     ArchNeed arch;
     ActivationLayout layout = ActivationLayout::Blocks;
     W4A8Form form = W4A8Form::Compensated;  // the formula it computes, and so its reference
@@ -168,8 +168,8 @@ const std::vector<Step4Kernel> kKernels = {
      {61}, ActivationLayout::Split},
     {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, {90},
      ActivationLayout::Split},
-    {{"gemv_async", "08 cp.async into a shared-memory ring: whole rows in flight, PDL"}, launch_w4a8_gemv_async,
-     w4a8_gemv_why_not, {90}, ActivationLayout::Split},
+    {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"},
+     launch_w4a8_gemv_resident, w4a8_gemv_resident_why_not, {61}, ActivationLayout::Split},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
      w4a8_mma_int8_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
@@ -375,7 +375,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         KernelRun run = kernel_run_for(k.info);
         run.arch = k.arch;
         run.unsupported = c.K % k.k_multiple == 0
-                              ? k.why_not(c.M, c.N)
+                              ? k.why_not(c.M, c.K)
                               : "needs K to be a multiple of " + std::to_string(k.k_multiple);
         run.pipe = k.pipe;
         run.prepass = k.layout == ActivationLayout::Split ? std::function<void(int)>(quantize_split)
@@ -396,7 +396,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     if (opt.wants(kQuantizerAlone)) {  // what the GEMVs' time includes before their own work
         KernelRun run;
         run.name = kQuantizerAlone.name;
-        if (!w4a8_gemv_why_not(c.M, c.N).empty()) run.unsupported = "shown beside the GEMVs, M <= 8";
+        if (!w4a8_gemv_why_not(c.M, c.K).empty()) run.unsupported = "shown beside the GEMVs, M <= 8";
         run.launch = quantize_split;
         run.poison_output = [&](uint8_t pattern) {
             poison(d.a_qs.get(), d.a_qs.bytes(), pattern, gpu.stream);

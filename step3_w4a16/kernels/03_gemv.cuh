@@ -66,7 +66,8 @@ struct GemvQ4_0 {
         const size_t b = (size_t)row * (p.K / QK4_0) + c;
         return {__ldcs(reinterpret_cast<const uint4*>(p.q4_qs) + b), half_bits_to_float(p.q4_d[b])};
     }
-    __device__ static float dot(const Chunk& ch, SwizzledChunk a) {
+    template <class Acts>  // float4 j = activations 4j..4j+3 of the chunk: SwizzledChunk, or registers (05)
+    __device__ static float dot(const Chunk& ch, const Acts& a) {
         const __half2 bias = __float2half2_rn(1032.0f);               // 1024 + 8: codes become q - 8
         const uint32_t words[4] = {ch.q.x, ch.q.y, ch.q.z, ch.q.w};
         float sum = 0.f;
@@ -97,7 +98,8 @@ struct GemvG128 {
         return {__ldcs(reinterpret_cast<const uint4*>(p.g128_q) + (size_t)row * (p.K / gemv::kChunk) + c), __half2half2(s),
                 __half2half2(bias)};
     }
-    __device__ static float dot(const Chunk& ch, SwizzledChunk a) {
+    template <class Acts>  // float4 j = activations 4j..4j+3 of the chunk: SwizzledChunk, or registers (05)
+    __device__ static float dot(const Chunk& ch, const Acts& a) {
         const uint32_t words[4] = {ch.q.x, ch.q.y, ch.q.z, ch.q.w};
         float sum = 0.f;
 #pragma unroll
@@ -123,7 +125,8 @@ struct GemvW8 {
         const uint4* w = reinterpret_cast<const uint4*>(p.w8_q + (size_t)row * p.K) + 2 * c;
         return {{__ldcs(w), __ldcs(w + 1)}};
     }
-    __device__ static float dot(const Chunk& ch, SwizzledChunk a) {
+    template <class Acts>  // float4 j = activations 4j..4j+3 of the chunk: SwizzledChunk, or registers (05)
+    __device__ static float dot(const Chunk& ch, const Acts& a) {
         const __half2 bias = __float2half2_rn(1152.0f);  // 1024 + 128
         const uint32_t words[8] = {ch.q[0].x, ch.q[0].y, ch.q[0].z, ch.q[0].w, ch.q[1].x, ch.q[1].y, ch.q[1].z, ch.q[1].w};
         float sum = 0.f;

@@ -1,0 +1,133 @@
+// gemv_resident.cuh - the skeleton of a decoding GEMV whose activations stay in registers while
+// the weight rows stream past (step 4's kernel 08). The format is a policy:
+//
+//   struct Format {
+//     using Args;                                   // the step's kernel arguments (N, K, c, ...)
+//     struct Weight;                                // one row's share of one thread: a 32-value block
+//     struct Activation;                            // one token's 32-value block
+//     static Weight load_weight(const Args&, int row, int block);
+//     static Activation load_activation(const Args&, int token, int block);
+//     static float dot(const Weight&, const Activation&);   // that block's term of the output
+//     static float finish(const Args&, int row, float sum);   // the output from the row's sum
+//   };
+//
+// Thread b of a CTA owns K-block b for the whole kernel (one CTA spans K: threads = K/32 rounded
+// up to warps). It loads that block of every token's activations once, into registers, and then
+// every weight row that reaches the CTA only costs it one 16-byte load, the math, and its share of
+// the row's sum. A CTA takes ROWS rows at a time and has the next ROWS rows' loads in flight while
+// it computes (software pipeline); the CTA's threads then add up each row: a warp shuffle tree, one
+// value per warp in shared memory, one __syncthreads, and the first threads finish the sums.
+// CTAs are persistent (as many as fit on the GPU), so each loads the activations only once.
+#pragma once
+
+#include "launch.h"
+#include "pdl.cuh"
+#include "warp_reduce.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <string>
+
+namespace gemv_resident {
+constexpr int kMaxThreads = 512;  // threads = K-blocks: K <= 16384
+constexpr int kMaxWarps = kMaxThreads / 32;
+// Rows per pipeline stage: in flight are 2 x ROWS weight blocks per thread (this stage and the
+// next), next to TOKENS activation blocks and ROWS x TOKENS partial sums, in at most 128 registers.
+// Timed on the H200 (2026-11-30) at M = 1 and 4, K = 4096 and 14336: 4 rows beat 2, 8 and 16.
+template <int TOKENS> constexpr int kRows = TOKENS <= 4 ? 4 : 2;
+}  // namespace gemv_resident
+
+// The K-blocks of one CTA's threads: one each, warps rounded up.
+inline int gemv_resident_threads(int64_t K) { return (int)ceil_div(K / 32, 32) * 32; }
+
+template <class Format, int ROWS>
+struct ResidentStage {
+    typename Format::Weight w[ROWS];
+    // Rows past N repeat the last row: loaded and computed, never stored.
+    __device__ __forceinline__ void load(const typename Format::Args& p, int first_row, int block) {
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r) w[r] = Format::load_weight(p, min(first_row + r, p.N - 1), block);
+    }
+};
+
+// PDL: true when launched as a programmatic dependent of the kernel that writes the activations;
+// the first weight loads then go out before waiting for it.
+template <class Format, int TOKENS, bool PDL>
+__global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kernel(typename Format::Args p) {
+    using namespace gemv_resident;
+    constexpr int ROWS = kRows<TOKENS>;
+    __shared__ float warp_sums[2][kMaxWarps][ROWS * TOKENS];  // two, so one __syncthreads per stage suffices
+    const int block = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    const bool has_block = block < p.K / 32;  // threads past the last K-block add zeros
+    const int stages = (p.N + ROWS - 1) / ROWS;
+
+    ResidentStage<Format, ROWS> cur, next;
+    if (has_block && (int)blockIdx.x < stages) cur.load(p, blockIdx.x * ROWS, block);  // does not need the activations
+    if (PDL) wait_for_prerequisite_grids();
+    typename Format::Activation a[TOKENS];
+#pragma unroll
+    for (int t = 0; t < TOKENS; ++t)
+        if (has_block) a[t] = Format::load_activation(p, t, block);
+
+    int parity = 0;
+    for (int stage = blockIdx.x; stage < stages; stage += gridDim.x, parity ^= 1) {
+        const int after = stage + gridDim.x;
+        if (has_block && after < stages) next.load(p, after * ROWS, block);
+        float part[ROWS][TOKENS];
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int t = 0; t < TOKENS; ++t) part[r][t] = has_block ? Format::dot(cur.w[r], a[t]) : 0.f;
+#pragma unroll
+        for (int r = 0; r < ROWS; ++r)
+#pragma unroll
+            for (int t = 0; t < TOKENS; ++t) {
+                const float s = warp_reduce_sum(part[r][t]);
+                if (lane == 0) warp_sums[parity][warp][r * TOKENS + t] = s;
+            }
+        __syncthreads();
+        if (threadIdx.x < ROWS * TOKENS) {
+            const int r = threadIdx.x / TOKENS, t = threadIdx.x % TOKENS, row = stage * ROWS + r;
+            float sum = 0.f;
+            for (int w = 0; w < warps; ++w) sum += warp_sums[parity][w][threadIdx.x];
+            if (row < p.N) p.c[(size_t)t * p.N + row] = Format::finish(p, row, sum);
+        }
+        cur = next;
+    }
+}
+
+// "" when the shape fits: one CTA spans K, one thread per 32-value block.
+inline std::string gemv_resident_why_not(int64_t M, int64_t K, int max_tokens) {
+    if (M > max_tokens) return "GEMV: needs M <= " + std::to_string(max_tokens);
+    if (K / 32 > gemv_resident::kMaxThreads)
+        return "resident GEMV: one thread per K-block, needs K <= " + std::to_string(32 * gemv_resident::kMaxThreads);
+    return "";
+}
+
+// As many CTAs as fit on the GPU at once (persistent), at most one per stage of rows.
+template <class Format, int TOKENS, bool PDL>
+inline void launch_gemv_resident_tokens(const typename Format::Args& p, cudaStream_t s) {
+    auto kernel = gemv_resident_kernel<Format, TOKENS, PDL>;
+    const int threads = gemv_resident_threads(p.K);
+    int device = 0, sms = 0, per_sm = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
+    const int64_t stages = ceil_div(p.N, gemv_resident::kRows<TOKENS>);
+    const dim3 grid((unsigned)std::min<int64_t>(stages, (int64_t)std::max(1, per_sm) * sms));
+    if (PDL)
+        launch_with_pdl(kernel, grid, dim3(threads), 0, s, p);
+    else
+        kernel<<<grid, threads, 0, s>>>(p);
+}
+
+// M = 1..MAX_TOKENS tokens, each a compile-time count (the why_not above keeps M in range).
+template <class Format, bool PDL, int MAX_TOKENS, int TOKENS = 1>
+inline void launch_gemv_resident(const typename Format::Args& p, cudaStream_t s) {
+    static_assert(MAX_TOKENS >= 1 && MAX_TOKENS <= 8, "one instantiation per token count, 1 to 8");
+    if constexpr (TOKENS < MAX_TOKENS) {
+        if (p.M > TOKENS) return launch_gemv_resident<Format, PDL, MAX_TOKENS, TOKENS + 1>(p, s);
+    }
+    launch_gemv_resident_tokens<Format, TOKENS, PDL>(p, s);
+}

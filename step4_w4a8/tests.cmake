@@ -10,6 +10,7 @@ set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIM
 
 # GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
 add_gpu_test(step4_lesson_cases step4_w4a8)
+add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes checked, its table printed
 # 2x100x15360: three of gemv_async's 7-blocks-per-lane chunks, so its shared-memory ring is refilled.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
 add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360

@@ -3,6 +3,7 @@
 // through tests/cli_table.sh), the cold-L2 plan, grid limits, peaks and the architecture gate.
 // Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
+#include "llama_times.h"
 #include "reference_gemm.h"
 #include "unit_test.h"
 
@@ -190,6 +191,27 @@ static void test_peaks_and_arch_gate() {
     EXPECT(!arch_shortfall(fake_gpu(100, 100, true), {90, true}).empty());  // sm_90a runs on sm_90 only
 }
 
+// llama_times.h reads llama.cpp's recorded times; a line it cannot read is skipped, not guessed.
+static void test_llama_times() {
+    char path[] = "/tmp/llama_times_XXXXXX";
+    const int fd = mkstemp(path);
+    EXPECT(fd >= 0);
+    FILE* f = fdopen(fd, "w");
+    std::fprintf(f, "M,N,K,time_us,gpu,date,ggml_commit,source\n"
+                    "1,4096,14336,14.20,NVIDIA H200,2026-11-29,d99724f2,perf\n"
+                    "x,4096,4096,7.78,NVIDIA H200,2026-11-29,d99724f2,perf\n"
+                    "512,4096,4096,93.73,NVIDIA H200,2026-11-29,d99724f2\n"
+                    "16,4096\n");
+    std::fclose(f);
+    const std::vector<LlamaTime> rows = read_llama_times(path);
+    std::remove(path);
+    EXPECT(rows.size() == 2);
+    const LlamaTime* t = find_llama_time(rows, 512, 4096, 4096);
+    EXPECT(t && t->time_us == 93.73 && t->gpu == "NVIDIA H200" && t->ggml_commit == "d99724f2");
+    EXPECT(find_llama_time(rows, 4096, 4096, 1) == nullptr);
+    EXPECT(read_llama_times("/nonexistent/llama.csv").empty());
+}
+
 int main() {
     test_check_close();
     test_check_bytes();
@@ -200,5 +222,6 @@ int main() {
     test_data();
     test_parse_options();
     test_exercise_roles();
+    test_llama_times();
     return unit_test_summary();
 }

@@ -403,14 +403,16 @@ int main(int argc, char** argv) {
     if (sweep && (opt.has_shape || !opt.kernels.empty()))
         usage_error("--sweep runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
 
-    std::printf("== 1. the formats and their error, on the CPU ==\n");
-    compare_formats(opt.seed);
-    show_half_trick();
-
-    std::printf("\n== 2. the kernels ==\n");
+    if (!sweep) {  // the sweep is a table of its own; part 1 is the lesson's
+        std::printf("== 1. the formats and their error, on the CPU ==\n");
+        compare_formats(opt.seed);
+        show_half_trick();
+        std::printf("\n");
+    }
+    std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step3_w4a16: no usable CUDA device; part 1 ran, no kernel did\n");
+        std::printf("SKIP step3_w4a16: no usable CUDA device; %s\n", sweep ? "the sweep needs one" : "part 1 ran, no kernel did");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);

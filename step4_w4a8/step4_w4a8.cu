@@ -509,13 +509,15 @@ int main(int argc, char** argv) {
     if (summit && (opt.has_shape || !opt.kernels.empty()))
         usage_error("--summit runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
 
-    std::printf("== 1. the compensation formula, on the CPU ==\n");
-    demonstrate_compensation(opt.seed);
-
-    std::printf("\n== 2. the kernels ==\n");
+    if (!summit) {  // the summit is a table of its own; part 1 is the lesson's
+        std::printf("== 1. the compensation formula, on the CPU ==\n");
+        demonstrate_compensation(opt.seed);
+        std::printf("\n");
+    }
+    std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step4_w4a8: no usable CUDA device; part 1 ran, no kernel did\n");
+        std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit ? "the summit needs one" : "part 1 ran, no kernel did");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);

@@ -3,9 +3,8 @@
 // print its kernels beside them. The numbers are read, never typed into code.
 #pragma once
 
-#include <cstdio>
-#include <fstream>
-#include <sstream>
+#include "csv_table.h"
+
 #include <string>
 #include <vector>
 
@@ -19,25 +18,23 @@ struct LlamaTime {
     std::string gpu, date, ggml_commit;
 };
 
-// Every row of the file; empty when it is missing or unreadable.
+// Every row of the file that has all of these fields; empty when it is missing or unreadable.
 inline std::vector<LlamaTime> read_llama_times(const std::string& path = QGF_LLAMA_TIMES) {
+    const CsvTable table = read_csv(path);
+    const int m = table.column("M"), n = table.column("N"), k = table.column("K"), us = table.column("time_us");
+    const int gpu = table.column("gpu"), date = table.column("date"), commit = table.column("ggml_commit");
     std::vector<LlamaTime> rows;
-    std::ifstream in(path);
-    std::string line;
-    if (!std::getline(in, line)) return rows;  // the header
-    while (std::getline(in, line)) {
-        std::stringstream fields(line);
-        std::string m, n, k, us;
+    for (size_t r = 0; r < table.rows.size(); ++r) {
+        const std::string *fm = table.field(r, m), *fn = table.field(r, n), *fk = table.field(r, k), *fus = table.field(r, us),
+                          *fgpu = table.field(r, gpu), *fdate = table.field(r, date), *fcommit = table.field(r, commit);
+        if (!fm || !fn || !fk || !fus || !fgpu || !fdate || !fcommit) continue;
         LlamaTime t;
-        if (!std::getline(fields, m, ',') || !std::getline(fields, n, ',') || !std::getline(fields, k, ',') ||
-            !std::getline(fields, us, ',') || !std::getline(fields, t.gpu, ',') || !std::getline(fields, t.date, ',') ||
-            !std::getline(fields, t.ggml_commit, ','))
-            continue;
         try {
-            t.M = std::stoll(m), t.N = std::stoll(n), t.K = std::stoll(k), t.time_us = std::stod(us);
+            t.M = std::stoll(*fm), t.N = std::stoll(*fn), t.K = std::stoll(*fk), t.time_us = std::stod(*fus);
         } catch (...) {
             continue;
         }
+        t.gpu = *fgpu, t.date = *fdate, t.ggml_commit = *fcommit;
         rows.push_back(t);
     }
     return rows;

@@ -33,21 +33,21 @@ steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then
   for src in step*_*/step*_*.cu; do steps+=("$(basename "$src" .cu)"); done
 fi
+# shellcheck source=step_runs.sh
+source scripts/step_runs.sh
 status=0
 i=0
 for s in "${steps[@]}"; do
   i=$((i + 1))
   if [ ! -x "build/$s" ]; then echo "bench_all: no such step program: build/$s"; exit 2; fi
   rm -f "$out/$s.csv"
-  help=$(./build/"$s" --help)
-  if ! grep -q -- "--csv FILE" <<<"$help"; then  # step 5 checks compatibility and times nothing
+  if ! step_takes_csv "$s"; then
     echo "[$i/${#steps[@]}] $s: times nothing (no --csv in its --help); skipped"
     continue
   fi
   start=$(date +%s)
   runs=("")
-  [ "$s" = step3_w4a16 ] && runs+=("--sweep")
-  [ "$s" = step4_w4a8 ] && runs+=("--summit")
+  for flag in $(step_extra_runs "$s"); do runs+=("$flag"); done
   verdict=PASS
   : >"$out/logs/$s.log"
   for extra in "${runs[@]}"; do

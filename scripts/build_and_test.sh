@@ -34,20 +34,18 @@ steps=("$@")
 if [ ${#steps[@]} -eq 0 ]; then
   for src in step*_*/step*_*.cu; do steps+=("$(basename "$src" .cu)"); done
 fi
+# shellcheck source=step_runs.sh
+source scripts/step_runs.sh
 declare -A step_rc
-declare -A extra_runs=([step3_w4a16]=--sweep [step4_w4a8]=--summit)
 for s in "${steps[@]}"; do
   if [ ! -x "build/$s" ]; then echo "no such step program: build/$s"; exit 2; fi
-  # A step that times nothing (step 5 checks compatibility) offers no --csv in its --help.
   csv=(--csv "$CSV")
-  help=$(./build/"$s" --help)
-  grep -q -- "--csv FILE" <<<"$help" || csv=()
+  step_takes_csv "$s" || csv=()
   # shellcheck disable=SC2086
   ./build/"$s" "${csv[@]}" ${ARGS:-} >"$LOG_DIR/$s.log" 2>&1
   step_rc[$s]=$?
   case ${step_rc[$s]} in 0|77) ;; *) status=1 ;; esac
-  # Extra runs with their own README blocks (<step>--<flag>): step 3's batch sweep, step 4's summit.
-  for flag in ${extra_runs[$s]:-}; do
+  for flag in $(step_extra_runs "$s"); do
     # shellcheck disable=SC2086
     ./build/"$s" "$flag" --csv "$CSV" ${ARGS:-} >"$LOG_DIR/$s$flag.log" 2>&1 || status=1
   done

@@ -35,6 +35,10 @@ REFUSED = [
 ]
 
 
+# Blocks filled from a script's output rather than a step program's: name prefix -> the script.
+SCRIPT_BLOCKS = {"profile": "scripts/profile.sh", "sass": "scripts/sass_mix.py"}
+
+
 def problems(info: str, logs: dict) -> list:
     found = []
     if "none visible" in info:
@@ -78,11 +82,7 @@ def main() -> int:
             if step not in logs:
                 return match.group(0)
             program, _, flag = step.partition("--")
-            command = f"build/{program}" + (f" --{flag}" if flag else "")
-            if program == "profile":
-                command = "scripts/profile.sh"
-            if program == "sass":
-                command = "scripts/sass_mix.py"
+            command = SCRIPT_BLOCKS.get(program) or f"build/{program}" + (f" --{flag}" if flag else "")
             body = f"Printed by `{command}` ({info}):\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 

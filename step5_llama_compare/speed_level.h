@@ -5,6 +5,7 @@
 // as a reader would run them.
 #pragma once
 
+#include "../common/csv_table.h"
 #include "../common/llama_times.h"
 #include "../common/report.h"
 #include "../common/gpu.cuh"
@@ -16,8 +17,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -40,21 +39,16 @@ inline std::string program_dir(const char* argv0) {
     return slash == std::string::npos ? std::string(".") : self.substr(0, slash);
 }
 
-// The fastest PASS row among `kernels` in a step's --csv file.
+// The fastest PASS row among `kernels` in a step's --csv file (report.h's append_csv).
 inline StepTiming fastest_in_csv(const std::string& csv_path, const std::vector<std::string>& kernels) {
+    const CsvTable table = read_csv(csv_path);
+    const int kernel = table.column("kernel"), time_ms = table.column("time_ms"), status = table.column("status");
     StepTiming best;
-    std::ifstream in(csv_path);
-    std::string line;
-    std::getline(in, line);  // header: step,case,kernel,M,N,K,time_ms,...,status,...
-    while (std::getline(in, line)) {
-        std::vector<std::string> f;
-        std::stringstream fields(line);
-        for (std::string x; std::getline(fields, x, ',');) f.push_back(x);
-        if (f.size() < 13 || f[12] != "PASS") continue;
-        bool wanted = false;
-        for (const auto& k : kernels) wanted = wanted || f[2] == k;
-        const double us = std::atof(f[6].c_str()) * 1e3;
-        if (wanted && us > 0 && !(us >= best.time_us)) best.time_us = us, best.kernel = f[2];
+    for (size_t r = 0; r < table.rows.size(); ++r) {
+        const std::string *name = table.field(r, kernel), *ms = table.field(r, time_ms), *st = table.field(r, status);
+        if (!name || !ms || !st || *st != "PASS" || std::find(kernels.begin(), kernels.end(), *name) == kernels.end()) continue;
+        const double us = std::atof(ms->c_str()) * 1e3;
+        if (us > 0 && !(us >= best.time_us)) best.time_us = us, best.kernel = *name;
     }
     return best;
 }

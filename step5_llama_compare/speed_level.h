@@ -8,6 +8,10 @@
 #include "../common/csv_table.h"
 #include "../common/llama_times.h"
 #include "../common/report.h"
+#include "../common/gpu.cuh"
+#ifdef QGF_WITH_GGML_CUDA
+#include "ggml_live.h"
+#endif
 
 #include <algorithm>
 #include <cmath>
@@ -67,6 +71,42 @@ inline StepTiming time_step(const std::string& dir, const std::string& step, con
     t.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return t;
 }
+
+#ifdef QGF_WITH_GGML_CUDA
+// The live speed comparison: the reader's ggml CUDA MUL_MAT (ggml_live_cuda.cpp) and step 4, run
+// here and now on the same GPU and shapes, both whole operations with cold L2. Returns false when
+// step 4 failed a check or ggml could not run.
+inline bool run_live_speed(const char* argv0, const Gpu& gpu) {
+    const std::string dir = program_dir(argv0);
+    if (access((dir + "/step4_w4a8").c_str(), X_OK) != 0) {
+        std::printf("  SKIP: %s/step4_w4a8 is not built (make)\n", dir.c_str());
+        return true;
+    }
+    char scratch[] = "/tmp/step5_live_XXXXXX";
+    if (!mkdtemp(scratch)) {
+        std::printf("  SKIP: cannot make a scratch directory in /tmp\n");
+        return true;
+    }
+    std::printf("  both timed here: a graph of back-to-back operations, weights rotated through copies spanning 3x L2,\n"
+                "  median of 20 replays; ggml's replay is timed on the host (its graph compute synchronizes), ours\n"
+                "  with CUDA events (step 4's own timing; logs in %s)\n", scratch);
+    std::printf("  %5s %6s %6s  %-24s %16s %10s\n", "M", "N", "K", "ours (step 4)", "ggml CUDA, live", "ggml/ours");
+    bool ok = true;
+    for (long long m : kSpeedLevelM)
+        for (const auto& [n, k] : {std::pair<long long, long long>{4096, 14336}, {14336, 4096}, {4096, 4096}}) {
+            const double weight_bytes = (double)n * k / 32 * 18;
+            const int copies = std::max(1, (int)std::ceil(3.0 * (double)gpu.l2_bytes / weight_bytes));
+            const double theirs = ggml_live_cuda_mul_mat_us(m, n, k, copies, 20, 5, 1234);
+            const StepTiming ours = time_step(dir, "step4_w4a8", {"gemv_pdl", "mma_int8", "mma_scale_product"}, m, n, k, scratch);
+            ok = ok && ours.exit_code == 0 && std::isfinite(theirs);
+            const std::string ours_cell = ours.exit_code == 0 ? fmt_or_dash(ours.time_us, "%.1f us") + " " + ours.kernel
+                                                              : "exit " + std::to_string(ours.exit_code) + " (see log)";
+            std::printf("  %5lld %6lld %6lld  %-24s %16s %10s\n", m, n, k, ours_cell.c_str(), fmt_or_dash(theirs, "%.1f us").c_str(),
+                        fmt_or_dash(theirs / ours.time_us, "%.2fx").c_str());
+        }
+    return ok;
+}
+#endif
 
 // Level 4. Returns false when a step program failed a check (or could not run) at some shape.
 inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {

@@ -362,6 +362,11 @@ int main(int argc, char** argv) {
     else if (opt.check_only) std::printf("  SKIP: --check-only (no timing)\n");
     else if (opt.has("golden")) std::printf("  SKIP: --golden checks bytes and numbers only\n");
     else ok = run_speed_level(argv[0], gpu.name) && ok;
+#ifdef QGF_WITH_GGML_CUDA
+    std::printf("\n== live: your ggml's CUDA MUL_MAT beside step 4, on this GPU ==\n");
+    if (!on_gpu || opt.check_only || opt.has("golden")) std::printf("  SKIP: with level 4 only (a GPU, no --check-only)\n");
+    else ok = run_live_speed(argv[0], gpu) && ok;
+#endif
 
     if (!cpu_only && !on_gpu) {
         std::printf("\nSKIP step5_llama_compare: no usable CUDA device; levels 1-3 ran on the CPU only (%s)\n",

@@ -42,6 +42,10 @@ int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/for \(int kt = 0; kt 
 int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/int8_from_high_nibbles\(word_a\), int8_from_high_nibbles\(word_b\)/int8_from_low_nibbles(word_a), int8_from_low_nibbles(word_b)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/p.a_qs \+ \(size_t\)min\(m0 \+ r, p.M - 1\)/p.a_qs + (size_t)(m0 + r)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
+resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu
+resident_one_buffer|common/gemv_resident.cuh|s/parity \^= 1\)/parity ^= 0)/|step4_w4a8|^step4_racecheck_2x100x15360$|gpu
+resident_extra_threads|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = true;/|step4_w4a8|^step4_shape_2x4100x4128$|gpu
+resident_w4a16_act_order|step3_w4a16/kernels/05_gemv_resident.cuh|s/make_float4\(f0.x, f0.y, f1.x, f1.y\)/make_float4(f0.y, f0.x, f1.x, f1.y)/|step3_w4a16|^step3_shape_1x4100x4128$|gpu
 profile_metric_pipe|scripts/profile.sh|s/if grep -qx "\$\{m%%.\*\}" <<<"\$known"; then/if printf "%s\\n" "\$known" \x7c grep -qx "\$\{m%%.*\}"; then/|test_common|^profile_script$|cpu
 sass_kind_modifiers|scripts/sass_mix.py|s/return opcode\.split\("\."\)\[0\]/return opcode/|test_common|^sass_mix_script$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu

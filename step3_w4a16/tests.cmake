@@ -21,6 +21,8 @@ add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 10
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)
 add_sanitizer_test(step3_racecheck_129x100x4224 racecheck step3_w4a16 --m 129 --n 100 --k 4224)
 add_sanitizer_test(step3_racecheck_2x100x4224 racecheck step3_w4a16 --m 2 --n 100 --k 4224)
+# gemv_resident_*: N = 4101 is not a multiple of the rows a CTA takes per stage (4).
+add_sanitizer_test(step3_memcheck_1x4101x4224 memcheck step3_w4a16 --m 1 --n 4101 --k 4224)
 
 add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
 add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)

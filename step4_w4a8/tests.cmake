@@ -11,9 +11,10 @@ set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIM
 # GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
 add_gpu_test(step4_lesson_cases step4_w4a8)
 add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes checked, its table printed
-# 2x100x15360: three of gemv_async's 7-blocks-per-lane chunks, so its shared-memory ring is refilled.
+# 2x100x15360: gemv_resident with 480 threads (K-blocks) per CTA; 1x37x16416: one K-block more than
+# it takes (a SKIP with the reason), the other kernels run.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
-add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360
+add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360 1x37x16416
                     3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128)
 
 foreach(canary forget_minus_8s skip_last_block)

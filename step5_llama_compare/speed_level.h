@@ -97,7 +97,7 @@ inline bool run_live_speed(const char* argv0, const Gpu& gpu) {
             const double weight_bytes = (double)n * k / 32 * 18;
             const int copies = std::max(1, (int)std::ceil(3.0 * (double)gpu.l2_bytes / weight_bytes));
             const double theirs = ggml_live_cuda_mul_mat_us(m, n, k, copies, 20, 5, 1234);
-            const StepTiming ours = time_step(dir, "step4_w4a8", {"gemv_pdl", "mma_int8", "mma_scale_product"}, m, n, k, scratch);
+            const StepTiming ours = time_step(dir, "step4_w4a8", kStep4Contenders, m, n, k, scratch);
             ok = ok && ours.exit_code == 0 && std::isfinite(theirs);
             const std::string ours_cell = ours.exit_code == 0 ? fmt_or_dash(ours.time_us, "%.1f us") + " " + ours.kernel
                                                               : "exit " + std::to_string(ours.exit_code) + " (see log)";

@@ -326,7 +326,14 @@ int main(int argc, char** argv) {
 #else
     if (opt.has("live-only")) {
         std::printf("== live: your ggml against our quantizers, on fresh data ==\n");
-        return check_live(opt.seed) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+        bool live_ok = check_live(opt.seed);
+#ifdef QGF_WITH_GGML_CUDA
+        const Gpu gpu = open_gpu(/*measure_bandwidth=*/false);
+        std::printf("\n== live: your ggml's CUDA MUL_MAT beside step 4, on this GPU ==\n");
+        if (!gpu.available || opt.check_only) std::printf("  SKIP: needs a GPU, and timing (no --check-only)\n");
+        else live_ok = run_live_speed(argv[0], gpu) && live_ok;
+#endif
+        return live_ok ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
     }
 #endif
     const std::string golden_dir = opt.has("golden") ? *opt.extra_value("golden") : std::string(QGF_GOLDEN_DIR);

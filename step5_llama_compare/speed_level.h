@@ -132,7 +132,7 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
                 "  cold L2, activation quantization included; llama.cpp: %s, ggml %s, %s, weights reused (warm L2)%s\n",
                 scratch, source.gpu.c_str(), source.ggml_commit.c_str(), source.date.c_str(),
                 same_gpu ? "" : "; another GPU than this one, so no ratio");
-    std::printf("  %5s %6s %6s  %-22s %-22s %11s %14s\n", "M", "N", "K", "W4A16 (step 3)", "W4A8 (step 4)", "llama.cpp",
+    std::printf("  %5s %6s %6s  %-27s %-22s %11s %14s\n", "M", "N", "K", "W4A16 (step 3)", "W4A8 (step 4)", "llama.cpp",
                 "W4A8 vs llama");
     bool ok = true;
     for (const auto& t : llama) {
@@ -146,7 +146,7 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
             return fmt_or_dash(s.time_us, "%.1f us") + " " + s.kernel;
         };
         ok = ok && w4a16.exit_code == 0 && w4a8.exit_code == 0;
-        std::printf("  %5lld %6lld %6lld  %-22s %-22s %11s %14s\n", t.M, t.N, t.K, cell(w4a16).c_str(), cell(w4a8).c_str(),
+        std::printf("  %5lld %6lld %6lld  %-27s %-22s %11s %14s\n", t.M, t.N, t.K, cell(w4a16).c_str(), cell(w4a8).c_str(),
                     fmt_or_dash(t.time_us, "%.1f us").c_str(),
                     same_gpu ? fmt_or_dash(t.time_us / w4a8.time_us, "%.2fx").c_str() : "-");
     }

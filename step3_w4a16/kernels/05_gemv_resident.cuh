@@ -7,10 +7,12 @@
 // only streams weights: one 16-byte load per row, the same dequantization and FFMAs as 03
 // (each format's load and dot are 03's own), and its share of the row's sum. Nothing is staged,
 // so the first weight loads leave at once.
-// Improves: no shared-memory activation traffic and no staging prologue; the weights stream at
-// close to the speed of a plain read.
-// Limit: 32 FP32 activations per token and thread: registers allow two tokens (then 03, or 04's
-// tensor cores, take over); one CTA spans K: K <= 16384.
+// Improves: no shared-memory activation traffic and no staging prologue (in step 4, rung 08, that
+// alone brings the GEMV close to a plain read of the weights).
+// Limit: what it cannot remove is the FP32 work per weight (convert, FFMA), now issued by fewer
+// warps: about 100 registers per thread leave one 448-thread CTA per SM at K = 14336, where on
+// the H200 it is slower than 03 (faster at K = 4096, where more CTAs fit). 32 FP32 activations per
+// token and thread: registers allow two tokens; one CTA spans K: K <= 16384.
 #pragma once
 
 #include "../../common/gemv_resident.cuh"

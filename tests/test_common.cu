@@ -3,6 +3,7 @@
 // through tests/cli_table.sh), the cold-L2 plan, grid limits, peaks and the architecture gate.
 // Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
+#include "gemv_resident.cuh"
 #include "llama_times.h"
 #include "reference_gemm.h"
 #include "unit_test.h"
@@ -177,6 +178,14 @@ static void test_launch_limits() {
     EXPECT(first_reason({"", "b", "c"}) == "b" && first_reason({"", ""}).empty());
 }
 
+// The resident GEMV's CTA: one thread per K-block, whole warps, at most 512 threads (K <= 16384).
+static void test_gemv_resident_shape() {
+    EXPECT(gemv_resident_threads(32) == 32 && gemv_resident_threads(4128) == 160 && gemv_resident_threads(16384) == 512);
+    EXPECT(gemv_resident_why_not(1, 16384, 8).empty() && gemv_resident_why_not(8, 32, 8).empty());
+    EXPECT(!gemv_resident_why_not(1, 16416, 8).empty());  // 513 K-blocks
+    EXPECT(!gemv_resident_why_not(9, 4096, 8).empty() && !gemv_resident_why_not(3, 4096, 2).empty());
+}
+
 static void test_peaks_and_arch_gate() {
     EXPECT(ops_per_clock_per_sm(90, Pipe::Fp32) == 256 && ops_per_clock_per_sm(80, Pipe::Fp32) == 128);
     EXPECT(ops_per_clock_per_sm(90, Pipe::Int8Tensor) == 2 * ops_per_clock_per_sm(90, Pipe::Fp16Tensor));
@@ -217,6 +226,7 @@ int main() {
     test_check_bytes();
     test_l2_rotation();
     test_launch_limits();
+    test_gemv_resident_shape();
     test_peaks_and_arch_gate();
     test_reference_gemm();
     test_data();

@@ -49,15 +49,24 @@ GGML_HD uint32_t load_u32_le(const uint8_t* p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-// sumi = Σ_j n_j·q_j with unsigned nibbles, four words of qs at a time, as the DP4A kernels do.
-GGML_HD int block_sumi(const block_q4_0& w, const block_q8_1& a) {
+// sumi = Σ_j n_j·q_j with unsigned nibbles for a block in words: qs[i] holds elements 4i..4i+3
+// (low nibbles) and 4i+16..4i+19 (high), codes[i] the activation codes 4i..4i+3. Eight DP4A, as
+// the DP4A kernels do once their loads have brought the block into registers.
+GGML_HD int block_sumi_words(const uint32_t qs[4], const uint32_t codes[8]) {
     int sumi = 0;
     for (int i = 0; i < 4; ++i) {
-        const uint32_t packed = load_u32_le(w.qs + 4 * i);
-        sumi = dp4a_s8(low_nibbles(packed), load_u32_le(reinterpret_cast<const uint8_t*>(a.qs) + 4 * i), sumi);
-        sumi = dp4a_s8(high_nibbles(packed), load_u32_le(reinterpret_cast<const uint8_t*>(a.qs) + 16 + 4 * i), sumi);
+        sumi = dp4a_s8(low_nibbles(qs[i]), codes[i], sumi);
+        sumi = dp4a_s8(high_nibbles(qs[i]), codes[i + 4], sumi);
     }
     return sumi;
+}
+
+// The same from ggml's blocks in memory.
+GGML_HD int block_sumi(const block_q4_0& w, const block_q8_1& a) {
+    uint32_t qs[4], codes[8];
+    for (int i = 0; i < 4; ++i) qs[i] = load_u32_le(w.qs + 4 * i);
+    for (int i = 0; i < 8; ++i) codes[i] = load_u32_le(reinterpret_cast<const uint8_t*>(a.qs) + 4 * i);
+    return block_sumi_words(qs, codes);
 }
 
 // Σ_j (n_j - 8)·q_j: the signed integer dot product, with the "-8" applied to each nibble.

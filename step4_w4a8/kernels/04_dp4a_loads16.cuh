@@ -26,13 +26,7 @@ __global__ void __launch_bounds__(kLoads16Threads) w4a8_dp4a_loads16(W4A8Args p)
     for (int b = 0; b < nblocks; ++b) {
         const uint4 packed = wq[b];  // the block's 32 nibbles in one load
         const uint32_t words[4] = {packed.x, packed.y, packed.z, packed.w};
-        const uint32_t* aq = reinterpret_cast<const uint32_t*>(a[b].qs);
-        int sumi = 0;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            sumi = dp4a_s8(low_nibbles(words[i]), aq[i], sumi);
-            sumi = dp4a_s8(high_nibbles(words[i]), aq[i + 4], sumi);
-        }
+        const int sumi = block_sumi_words(words, reinterpret_cast<const uint32_t*>(a[b].qs));
         const float2 ds = q8_1_scales(a[b]);
         acc += half_bits_to_float(wd[b]) * (ds.x * (float)sumi - 8.0f * ds.y);
     }

@@ -95,12 +95,7 @@ __global__ void __launch_bounds__(gemv_dp4a::kWarps * 32, gemv_dp4a::kMinCtasPer
 #pragma unroll
                 for (int r = 0; r < ROWS; ++r) {
                     const uint32_t words[4] = {cur.q[u][r].x, cur.q[u][r].y, cur.q[u][r].z, cur.q[u][r].w};
-                    int sumi = 0;
-#pragma unroll
-                    for (int i = 0; i < 4; ++i) {
-                        sumi = dp4a_s8(low_nibbles(words[i]), a_words[i], sumi);
-                        sumi = dp4a_s8(high_nibbles(words[i]), a_words[i + 4], sumi);
-                    }
+                    const int sumi = block_sumi_words(words, a_words);
                     acc[r][t] = fmaf(cur.d[u][r], fmaf(ds.x, (float)sumi, -8.0f * ds.y), acc[r][t]);
                 }
             }

@@ -47,12 +47,7 @@ struct ResidentQ4_0Q8_1 {
     // d_w (d_a sumi - 8 s): the compensated formula, rounded as 06 rounds its first block.
     __device__ static float dot(const Weight& w, const Activation& a) {
         const uint32_t words[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
-        int sumi = 0;
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            sumi = dp4a_s8(low_nibbles(words[i]), a.q[i], sumi);
-            sumi = dp4a_s8(high_nibbles(words[i]), a.q[i + 4], sumi);
-        }
+        const int sumi = block_sumi_words(words, a.q);
         return half_bits_to_float((ggml_half)w.d) * fmaf(a.d, (float)sumi, -8.0f * a.s);
     }
     __device__ static float finish(const Args&, int, float sum) { return sum; }

@@ -20,6 +20,7 @@
 // CTAs are persistent (as many as fit on the GPU), so each loads the activations only once.
 #pragma once
 
+#include "gpu.cuh"
 #include "launch.h"
 #include "pdl.cuh"
 #include "warp_reduce.cuh"
@@ -110,12 +111,8 @@ template <class Format, int TOKENS, bool PDL>
 inline void launch_gemv_resident_tokens(const typename Format::Args& p, cudaStream_t s) {
     auto kernel = gemv_resident_kernel<Format, TOKENS, PDL>;
     const int threads = gemv_resident_threads(p.K);
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, 0));
     const int64_t stages = ceil_div(p.N, gemv_resident::kRows<TOKENS>);
-    const dim3 grid((unsigned)std::min<int64_t>(stages, (int64_t)std::max(1, per_sm) * sms));
+    const dim3 grid((unsigned)std::min<int64_t>(stages, ctas_in_one_wave(kernel, threads, 0)));
     if (PDL)
         launch_with_pdl(kernel, grid, dim3(threads), 0, s, p);
     else

@@ -228,6 +228,15 @@ inline int current_sm_count() {
     return sms;
 }
 
+// How many CTAs of `kernel` (`threads` each, `smem` bytes of dynamic shared memory) the GPU runs
+// at once: its SMs times the CTAs that fit on one (at least one). Persistent launchers size by it.
+template <class Kernel>
+inline int64_t ctas_in_one_wave(Kernel kernel, int threads, size_t smem) {
+    int per_sm = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem));
+    return (int64_t)std::max(1, per_sm) * current_sm_count();
+}
+
 // What a kernel needs: at least sm_<min_sm> hardware and code; arch_specific: exactly that
 // architecture, built as sm_<min_sm>a. {0, false} needs nothing.
 struct ArchNeed {

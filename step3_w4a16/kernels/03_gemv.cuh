@@ -25,6 +25,7 @@
 #pragma once
 
 #include "../../common/errors.cuh"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/warp_reduce.cuh"
 #include "../w4a16_formats.h"
@@ -212,11 +213,7 @@ inline void launch_gemv_tokens(const W4A16Args& p, cudaStream_t s) {
     const size_t smem = gemv_smem_bytes(TOKENS, p.K);
     auto kernel = w4a16_gemv<Format, TOKENS>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    int device = 0, sms = 0, per_sm = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, kWarps * 32, smem));
-    const int64_t grid = std::min<int64_t>(ceil_div(p.N, kWarps), (int64_t)std::max(1, per_sm) * sms);
+    const int64_t grid = std::min<int64_t>(ceil_div(p.N, kWarps), ctas_in_one_wave(kernel, kWarps * 32, smem));
     kernel<<<(unsigned)grid, kWarps * 32, smem, s>>>(p);
 }
 

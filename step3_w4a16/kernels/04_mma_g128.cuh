@@ -25,6 +25,7 @@
 
 #include "../../common/async_copy.cuh"
 #include "../../common/errors.cuh"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
 #include "../../common/mma_tiles.cuh"
@@ -257,9 +258,7 @@ inline void launch_mma_config(const W4A16Args& p, cudaStream_t s) {
 // The tile shape from M (the timings above), then the largest tile that still gives every SM a CTA.
 inline void launch_w4a16_mma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace mma_g128;
-    int device = 0, sms = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    const int sms = current_sm_count();
     auto ctas = [&](int rows, int tokens) { return ceil_div(p.N, rows) * ceil_div(p.M, tokens); };
     if (p.M <= Decode::kBM) launch_mma_config<Decode>(p, s);
     else if (p.M <= Tokens16::kBM) launch_mma_config<Tokens16>(p, s);

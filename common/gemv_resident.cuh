@@ -120,11 +120,8 @@ inline void launch_gemv_resident_tokens(const typename Format::Args& p, cudaStre
 }
 
 // M = 1..MAX_TOKENS tokens, each a compile-time count (the why_not above keeps M in range).
-template <class Format, bool PDL, int MAX_TOKENS, int TOKENS = 1>
+template <class Format, bool PDL, int MAX_TOKENS>
 inline void launch_gemv_resident(const typename Format::Args& p, cudaStream_t s) {
-    static_assert(MAX_TOKENS >= 1 && MAX_TOKENS <= 8, "one instantiation per token count, 1 to 8");
-    if constexpr (TOKENS < MAX_TOKENS) {
-        if (p.M > TOKENS) return launch_gemv_resident<Format, PDL, MAX_TOKENS, TOKENS + 1>(p, s);
-    }
-    launch_gemv_resident_tokens<Format, TOKENS, PDL>(p, s);
+    static_assert(MAX_TOKENS <= 8, "one instantiation per token count, at most 8");
+    with_count_up_to<MAX_TOKENS>(p.M, [&](auto tokens) { launch_gemv_resident_tokens<Format, decltype(tokens)::value, PDL>(p, s); });
 }

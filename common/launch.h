@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -26,4 +27,15 @@ inline std::string first_reason(std::initializer_list<std::string> reasons) {
     for (const auto& r : reasons)
         if (!r.empty()) return r;
     return "";
+}
+
+// Calls launch(std::integral_constant<int, T>{}) with T = m, for 1 <= m <= MAX (m > MAX: MAX): a
+// run-time count (the tokens of a GEMV) made the compile-time count a kernel is instantiated for.
+template <int MAX, int T = 1, class Launch>
+inline void with_count_up_to(int64_t m, Launch&& launch) {
+    static_assert(T >= 1 && T <= MAX, "counts from 1 to MAX");
+    if constexpr (T < MAX) {
+        if (m > T) return with_count_up_to<MAX, T + 1>(m, launch);
+    }
+    launch(std::integral_constant<int, T>{});
 }

@@ -176,6 +176,12 @@ static void test_launch_limits() {
     EXPECT(grid_limit_reason('y', 65535).empty() && !grid_limit_reason('y', 65536).empty());
     EXPECT(grid_limit_reason('x', 1 << 30).empty());
     EXPECT(first_reason({"", "b", "c"}) == "b" && first_reason({"", ""}).empty());
+    auto count_for = [](int64_t m) {
+        int got = 0;
+        with_count_up_to<8>(m, [&](auto count) { got = decltype(count)::value; });
+        return got;
+    };
+    EXPECT(count_for(1) == 1 && count_for(3) == 3 && count_for(8) == 8 && count_for(9) == 8);
 }
 
 // The resident GEMV's CTA: one thread per K-block, whole warps, at most 512 threads (K <= 16384).

@@ -219,14 +219,5 @@ inline void launch_gemv_tokens(const W4A16Args& p, cudaStream_t s) {
 
 template <class Format>
 inline void launch_w4a16_gemv(const W4A16Args& p, cudaStream_t s) {
-    switch (p.M) {
-        case 1: launch_gemv_tokens<Format, 1>(p, s); break;
-        case 2: launch_gemv_tokens<Format, 2>(p, s); break;
-        case 3: launch_gemv_tokens<Format, 3>(p, s); break;
-        case 4: launch_gemv_tokens<Format, 4>(p, s); break;
-        case 5: launch_gemv_tokens<Format, 5>(p, s); break;
-        case 6: launch_gemv_tokens<Format, 6>(p, s); break;
-        case 7: launch_gemv_tokens<Format, 7>(p, s); break;
-        default: launch_gemv_tokens<Format, 8>(p, s); break;
-    }
+    with_count_up_to<gemv::kMaxTokens>(p.M, [&](auto tokens) { launch_gemv_tokens<Format, decltype(tokens)::value>(p, s); });
 }

@@ -127,15 +127,6 @@ inline void launch_gemv_tokens(const W4A8Args& p, cudaStream_t s) {
 
 template <bool PDL>
 inline void launch_gemv(const W4A8Args& p, cudaStream_t s) {
-    switch (p.M) {
-        case 1: launch_gemv_tokens<1, PDL>(p, s); break;
-        case 2: launch_gemv_tokens<2, PDL>(p, s); break;
-        case 3: launch_gemv_tokens<3, PDL>(p, s); break;
-        case 4: launch_gemv_tokens<4, PDL>(p, s); break;
-        case 5: launch_gemv_tokens<5, PDL>(p, s); break;
-        case 6: launch_gemv_tokens<6, PDL>(p, s); break;
-        case 7: launch_gemv_tokens<7, PDL>(p, s); break;
-        default: launch_gemv_tokens<8, PDL>(p, s); break;
-    }
+    with_count_up_to<gemv_dp4a::kMaxTokens>(p.M, [&](auto tokens) { launch_gemv_tokens<decltype(tokens)::value, PDL>(p, s); });
 }
 inline void launch_w4a8_gemv_dp4a(const W4A8Args& p, cudaStream_t s) { launch_gemv<false>(p, s); }

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -72,24 +73,44 @@ inline StepTiming time_step(const std::string& dir, const std::string& step, con
     return t;
 }
 
+// Where the step programs run from (beside this one) and a fresh folder for their logs; false,
+// after a SKIP line, when one of `steps` is not built or /tmp refuses the folder.
+struct StepRuns {
+    std::string dir, scratch;
+};
+inline bool prepare_step_runs(const char* argv0, std::initializer_list<const char*> steps, const char* scratch_name,
+                              StepRuns& runs) {
+    runs.dir = program_dir(argv0);
+    for (const char* step : steps)
+        if (access((runs.dir + "/" + step).c_str(), X_OK) != 0) {
+            std::printf("  SKIP: %s/%s is not built (make)\n", runs.dir.c_str(), step);
+            return false;
+        }
+    std::string scratch = std::string("/tmp/") + scratch_name + "_XXXXXX";
+    if (!mkdtemp(scratch.data())) {
+        std::printf("  SKIP: cannot make a scratch directory in /tmp\n");
+        return false;
+    }
+    runs.scratch = scratch;
+    return true;
+}
+
+// A step's table cell: its time and fastest kernel, or its exit code.
+inline std::string timing_cell(const StepTiming& s) {
+    if (s.exit_code != 0) return "exit " + std::to_string(s.exit_code) + " (see log)";
+    return fmt_or_dash(s.time_us, "%.1f us") + " " + s.kernel;
+}
+
 #ifdef QGF_WITH_GGML_CUDA
 // The live speed comparison: the reader's ggml CUDA MUL_MAT (ggml_live_cuda.cpp) and step 4, run
 // here and now on the same GPU and shapes, both whole operations with cold L2. Returns false when
 // step 4 failed a check or ggml could not run.
 inline bool run_live_speed(const char* argv0, const Gpu& gpu) {
-    const std::string dir = program_dir(argv0);
-    if (access((dir + "/step4_w4a8").c_str(), X_OK) != 0) {
-        std::printf("  SKIP: %s/step4_w4a8 is not built (make)\n", dir.c_str());
-        return true;
-    }
-    char scratch[] = "/tmp/step5_live_XXXXXX";
-    if (!mkdtemp(scratch)) {
-        std::printf("  SKIP: cannot make a scratch directory in /tmp\n");
-        return true;
-    }
+    StepRuns runs;
+    if (!prepare_step_runs(argv0, {"step4_w4a8"}, "step5_live", runs)) return true;
     std::printf("  both timed here: a graph of back-to-back operations, weights rotated through copies spanning 3x L2,\n"
                 "  median of 20 replays; ggml's replay is timed on the host (its graph compute synchronizes), ours\n"
-                "  with CUDA events (step 4's own timing; logs in %s)\n", scratch);
+                "  with CUDA events (step 4's own timing; logs in %s)\n", runs.scratch.c_str());
     std::printf("  %5s %6s %6s  %-24s %16s %10s\n", "M", "N", "K", "ours (step 4)", "ggml CUDA, live", "ggml/ours");
     bool ok = true;
     for (long long m : kSpeedLevelM)
@@ -97,11 +118,9 @@ inline bool run_live_speed(const char* argv0, const Gpu& gpu) {
             const double weight_bytes = (double)n * k / 32 * 18;
             const int copies = std::max(1, (int)std::ceil(3.0 * (double)gpu.l2_bytes / weight_bytes));
             const double theirs = ggml_live_cuda_mul_mat_us(m, n, k, copies, 20, 5, 1234);
-            const StepTiming ours = time_step(dir, "step4_w4a8", kStep4Contenders, m, n, k, scratch);
+            const StepTiming ours = time_step(runs.dir, "step4_w4a8", kStep4Contenders, m, n, k, runs.scratch);
             ok = ok && ours.exit_code == 0 && std::isfinite(theirs);
-            const std::string ours_cell = ours.exit_code == 0 ? fmt_or_dash(ours.time_us, "%.1f us") + " " + ours.kernel
-                                                              : "exit " + std::to_string(ours.exit_code) + " (see log)";
-            std::printf("  %5lld %6lld %6lld  %-24s %16s %10s\n", m, n, k, ours_cell.c_str(), fmt_or_dash(theirs, "%.1f us").c_str(),
+            std::printf("  %5lld %6lld %6lld  %-24s %16s %10s\n", m, n, k, timing_cell(ours).c_str(), fmt_or_dash(theirs, "%.1f us").c_str(),
                         fmt_or_dash(theirs / ours.time_us, "%.2fx").c_str());
         }
     return ok;
@@ -115,22 +134,13 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
         std::printf("  SKIP: no recorded llama.cpp times at %s\n", QGF_LLAMA_TIMES);
         return true;
     }
-    const std::string dir = program_dir(argv0);
-    for (const char* step : {"step3_w4a16", "step4_w4a8"})
-        if (access((dir + "/" + step).c_str(), X_OK) != 0) {
-            std::printf("  SKIP: %s/%s is not built (make)\n", dir.c_str(), step);
-            return true;
-        }
-    char scratch[] = "/tmp/step5_speed_XXXXXX";
-    if (!mkdtemp(scratch)) {
-        std::printf("  SKIP: cannot make a scratch directory in /tmp\n");
-        return true;
-    }
+    StepRuns runs;
+    if (!prepare_step_runs(argv0, {"step3_w4a16", "step4_w4a8"}, "step5_speed", runs)) return true;
     const LlamaTime& source = llama.front();
     const bool same_gpu = gpu_name == source.gpu;
     std::printf("  steps 3 and 4 run as you would run them (--m --n --k --kernel ... --csv; logs in %s),\n"
                 "  cold L2, activation quantization included; llama.cpp: %s, ggml %s, %s, weights reused (warm L2)%s\n",
-                scratch, source.gpu.c_str(), source.ggml_commit.c_str(), source.date.c_str(),
+                runs.scratch.c_str(), source.gpu.c_str(), source.ggml_commit.c_str(), source.date.c_str(),
                 same_gpu ? "" : "; another GPU than this one, so no ratio");
     std::printf("  %5s %6s %6s  %-27s %-22s %11s %14s\n", "M", "N", "K", "W4A16 (step 3)", "W4A8 (step 4)", "llama.cpp",
                 "W4A8 vs llama");
@@ -139,14 +149,10 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
         bool wanted = false;
         for (long long m : kSpeedLevelM) wanted = wanted || t.M == m;
         if (!wanted) continue;
-        const StepTiming w4a16 = time_step(dir, "step3_w4a16", kStep3Contenders, t.M, t.N, t.K, scratch);
-        const StepTiming w4a8 = time_step(dir, "step4_w4a8", kStep4Contenders, t.M, t.N, t.K, scratch);
-        auto cell = [](const StepTiming& s) {
-            if (s.exit_code != 0) return std::string("exit ") + std::to_string(s.exit_code) + " (see log)";
-            return fmt_or_dash(s.time_us, "%.1f us") + " " + s.kernel;
-        };
+        const StepTiming w4a16 = time_step(runs.dir, "step3_w4a16", kStep3Contenders, t.M, t.N, t.K, runs.scratch);
+        const StepTiming w4a8 = time_step(runs.dir, "step4_w4a8", kStep4Contenders, t.M, t.N, t.K, runs.scratch);
         ok = ok && w4a16.exit_code == 0 && w4a8.exit_code == 0;
-        std::printf("  %5lld %6lld %6lld  %-27s %-22s %11s %14s\n", t.M, t.N, t.K, cell(w4a16).c_str(), cell(w4a8).c_str(),
+        std::printf("  %5lld %6lld %6lld  %-27s %-22s %11s %14s\n", t.M, t.N, t.K, timing_cell(w4a16).c_str(), timing_cell(w4a8).c_str(),
                     fmt_or_dash(t.time_us, "%.1f us").c_str(),
                     same_gpu ? fmt_or_dash(t.time_us / w4a8.time_us, "%.2fx").c_str() : "-");
     }

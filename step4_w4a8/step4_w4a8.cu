@@ -39,6 +39,7 @@
 #include "kernels/07_gemv_pdl.cuh"
 #include "kernels/08_gemv_resident.cuh"
 #include "kernels/09_mma_int8.cuh"
+#include "kernels/10_gemv_mma.cuh"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
 
@@ -172,6 +173,8 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_gemv_resident, w4a8_gemv_resident_why_not, {61}, ActivationLayout::Split},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
      w4a8_mma_int8_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
+    {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
+     launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,

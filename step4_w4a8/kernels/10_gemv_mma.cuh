@@ -117,14 +117,24 @@ __device__ void stage_slice(uint8_t* mine, const W4A8Args& p, WarpSmem ws, Slice
     __syncwarp();
 }
 
+// int8_from_high_nibbles (w4a8_mma_layout.h) as one instruction: (w & 0xF0F0F0F0) ^ sign, with
+// sign = 0x80808080 in a register. Written as C++, the compiler keeps both constants as immediates
+// and, since a LOP3 takes one, spends two.
+__device__ __forceinline__ uint32_t high_nibbles_to_int8(uint32_t w, uint32_t sign) {
+    uint32_t r;
+    asm("lop3.b32 %0, %1, 0xF0F0F0F0, %2, 0x6A;" : "=r"(r) : "r"(w), "r"(sign));  // 0x6A: (a & b) ^ c
+    return r;
+}
+
 // The two blocks of one chunk: unpack the nibbles, one mma per block for all tokens, scale.
 // codes: this lane's ldmatrix row at the chunk; da: the chunk's d_a / 16 of tokens 2t, 2t + 1.
-__device__ __forceinline__ void chunk_mma(float (&acc)[4], const WeightPiece& w, const uint8_t* codes, const float* da) {
+__device__ __forceinline__ void chunk_mma(float (&acc)[4], const WeightPiece& w, const uint8_t* codes, const float* da,
+                                          uint32_t sign) {
 #pragma unroll
     for (int h = 0; h < 2; ++h) {
         const uint32_t word_a = h == 0 ? w.q.x : w.q.z, word_b = h == 0 ? w.q.y : w.q.w;
-        const uint32_t a[4] = {int8_from_high_nibbles(word_a), int8_from_high_nibbles(word_b), int8_from_low_nibbles(word_a),
-                               int8_from_low_nibbles(word_b)};
+        const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
+                               high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
         uint32_t b[2];
         ldmatrix_x2(b, codes + h * QK4_0);
         int c[4] = {0, 0, 0, 0};
@@ -178,13 +188,14 @@ __global__ void __launch_bounds__(kMaxWarps * 32) w4a8_gemv_mma(W4A8Args p) {
     // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes 0-15 of a block, lanes 8-15 at 16-31.
     const uint8_t* codes0 = mine + min(lane % 8, TOKENS - 1) * ws.code_stride() + ((lane / 8) % 2) * 16;
     const float* da0 = reinterpret_cast<const float*>(mine + ws.code_bytes(TOKENS)) + 2 * (lane % 4);
+    const uint32_t sign = 0x80808080u;
     float acc[4] = {0.f, 0.f, 0.f, 0.f};
     int tile = blockIdx.x, j = 0, parity = 0;
     for (int i0 = 0; i0 < items; i0 += kInFlight) {
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) {
             if (i0 + u >= items) break;
-            chunk_mma(acc, ring[u], codes0 + j * kMmaChunk8, da0 + j * kBlocksPerLoad * kMaxTokens);
+            chunk_mma(acc, ring[u], codes0 + j * kMmaChunk8, da0 + j * kBlocksPerLoad * kMaxTokens, sign);
             if (i0 + u + kInFlight < items) stream.load(ring[u]);
             if (++j == s.count) {
                 finish_tile<TOKENS>(acc, partials + parity * kMaxWarps * 32, p, tile);

@@ -53,6 +53,7 @@ gemv_mma_one_buffer|step4_w4a8/kernels/10_gemv_mma.cuh|s/parity \^= 1;/parity ^=
 gemv_mma_last_chunk|step4_w4a8/kernels/10_gemv_mma.cuh|s/const Slice s\(warp, warps, p.K \/ kMmaChunk8\);/const Slice s(warp, warps, p.K \/ kMmaChunk8 - 1);/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_token_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/\+ 2 \* \(lane % 4\);/+ (lane % 4);/|step4_w4a8|^step4_shape_8x4100x4224$|gpu
 gemv_mma_finish_one_pass|step4_w4a8/kernels/10_gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
+gemv_mma_lop3_no_sign|step4_w4a8/kernels/10_gemv_mma.cuh|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 resident_k_limit|common/gemv_resident.cuh|s/if \(K \/ 32 > gemv_resident::kMaxThreads\)/if (K \/ 32 >= gemv_resident::kMaxThreads)/|test_common|^test_common$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu
 exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_with\);/(void)kern;/|test_common|^test_common$|cpu

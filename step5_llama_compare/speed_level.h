@@ -26,7 +26,7 @@
 const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
 // The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores above).
 const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "mma_g128"};
-const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "mma_int8"};
+const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8"};
 
 struct StepTiming {
     double time_us = NAN;  // NaN: nothing passed, or the step did not run

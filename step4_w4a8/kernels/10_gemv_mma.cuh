@@ -3,19 +3,20 @@
 //
 // Idea: 08 spends DP4A, shuffles and registers per token, so its cost grows with M; 09's mma
 // does 8 tokens for the price of one, but copies every weight into shared memory first and waits
-// at a barrier per stage, though each weight is used exactly once. Here a warp loads its 16-byte
+// at a barrier per stage, though each weight is used exactly once. Here a lane loads its 16-byte
 // piece of 09's repacked weights (two blocks of a 16-row tile) into registers and hands it to
-// the mma directly. A CTA spans K: warp w owns a fixed slice of K, stages that slice of every
-// token's codes and scales in its own corner of shared memory once (after the PDL wait), and then
-// the CTA's 16-row tiles stream past: for each, the warp does its slice (ring of kInFlight
-// 16-byte loads ahead, crossing tile boundaries), and the warps add their partial tiles in shared
+// the mma directly. A CTA spans K: warp w owns a slice of K, copies that slice of every token's
+// codes and scales into its own corner of shared memory once (after the PDL wait), and then the
+// CTA's 16-row tiles stream past: for each, the warp does its slice (a ring of kInFlight 16-byte
+// loads ahead, crossing tile boundaries), and the warps add their partial tiles in shared
 // memory, one __syncthreads per tile. CTAs are persistent, as in 08.
-// Improves: per 16 rows x 32 values of K, one mma and one epilogue for all M tokens, and no copy
-// through shared memory: the instruction count no longer grows with M, and the loads in flight
-// are the weights alone.
-// Limit: a 16-row tile per CTA at a time, so N/16 tiles share 132 SMs in whole tiles (the last
-// round of tiles leaves SMs idle); the activations of a warp's slice must fit in shared memory
-// (K <= 16384 at M = 8); K a multiple of 64 (the repacked layout).
+// Improves: per 16 rows x 32 values of K one mma and one epilogue for all M tokens, and no copy
+// through shared memory: the instruction count no longer grows with M.
+// Limit: the mma and its epilogue cost the same at M = 1 as at M = 8 (08 is faster at M = 1);
+// with one CTA of 16 warps per SM (registers) the schedulers issue on about half the cycles,
+// waiting on loads and on each warp's chain of mma, convert and FMA (README.md, rung 10's
+// profile). The activations of a slice must fit in shared memory (K = 16384 at M = 8 takes
+// 162 KB); K a multiple of 64 (the repacked layout).
 #pragma once
 
 #include "../../common/async_copy.cuh"

@@ -1,0 +1,149 @@
+// gemv_mma.cuh - the skeleton of a tensor-core decoding GEMV (step 4's kernel 10): weights
+// repacked in mma fragment order go straight from HBM into registers, the (at most 8) tokens are
+// the 8 columns of an m16n8 mma. The format is a policy:
+//
+//   struct Format {
+//     using Args;                       // the step's kernel arguments (M, N, K, c, ...)
+//     struct Piece;                     // one lane's share of one 64-value chunk of a 16-row tile
+//     struct Stream {                   // the pieces of one warp's slice, tile after tile
+//       Stream(const Args&, Slice);     //   starts at tile blockIdx.x
+//       void load(Piece&);              //   the next piece; after the slice, the next tile (+ gridDim.x)
+//     };
+//     static int act_bytes(int tokens, int max_chunks);      // one warp's staged activations
+//     struct Acts {                     // one lane's view of its warp's staged activations
+//       template <int TOKENS> static void stage(uint8_t* mine, const Args&, int max_chunks, Slice);
+//       template <int TOKENS> Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>);
+//       void chunk(float (&acc)[4], const Piece&, int j) const;  // chunk j of the slice into acc
+//     };
+//   };
+//
+// A CTA spans K: warp w of W owns a slice of the K/64 chunks (Slice), stages that slice of every
+// token's activations in its own corner of shared memory once (after the PDL wait), and then the
+// CTA's 16-row tiles stream past (tiles blockIdx.x, + gridDim.x, ...): for each, the warp runs its
+// slice with kInFlight pieces loaded ahead (a ring that crosses tile boundaries), and at the end
+// of the tile the warps add their 16 x 8 partial tiles in shared memory (two buffers, one
+// __syncthreads per tile). Lane (g, t) of a warp's accumulator holds rows g, g + 8 and tokens 2t,
+// 2t + 1 (the C fragment of m16n8). CTAs are persistent and launched with PDL.
+#pragma once
+
+#include "errors.cuh"
+#include "gpu.cuh"
+#include "launch.h"
+#include "pdl.cuh"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+namespace gemv_mma {
+constexpr int kMaxWarps = 16;   // warps per CTA (fewer when K has fewer chunks), each a slice of K
+constexpr int kInFlight = 8;    // pieces (16-byte loads of weights) in flight per lane
+constexpr int kMaxTokens = 8;   // the mma's N
+constexpr int kChunkK = 64;     // values of K per piece
+constexpr int kTileRows = 16;   // the mma's M: weight rows per tile
+constexpr int kPartialBytes = 2 * kMaxWarps * 32 * 16;  // [2][warp][lane] float4: the warps' partial tiles
+}  // namespace gemv_mma
+
+// Warp w of W takes chunks [w·C/W, (w+1)·C/W) of the C chunks of K: every warp one or more.
+struct Slice {
+    int first, count;
+    __host__ __device__ Slice(int warp, int warps, int chunks)
+        : first(warp * chunks / warps), count((warp + 1) * chunks / warps - warp * chunks / warps) {}
+};
+
+__host__ __device__ inline int gemv_mma_warps(int K) { return min(gemv_mma::kMaxWarps, K / gemv_mma::kChunkK); }
+__host__ __device__ inline int gemv_mma_max_chunks(int K) {  // the longest slice
+    const int chunks = K / gemv_mma::kChunkK, warps = gemv_mma_warps(K);
+    return (chunks + warps - 1) / warps;
+}
+template <class Format>
+inline size_t gemv_mma_smem_bytes(int tokens, int K) {
+    return (size_t)gemv_mma_warps(K) * Format::act_bytes(tokens, gemv_mma_max_chunks(K)) + gemv_mma::kPartialBytes;
+}
+
+// The CTA's warps add their partial tiles; thread (row r, token m) adds them and stores C[m][row].
+template <int TOKENS, class Args>
+__device__ __forceinline__ void gemv_mma_finish_tile(float (&acc)[4], float4* partial, const Args& p, int tile) {
+    using namespace gemv_mma;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    partial[warp * 32 + lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+    acc[0] = acc[1] = acc[2] = acc[3] = 0.f;
+    __syncthreads();
+    for (int o = threadIdx.x; o < kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
+        const int r = o % kTileRows, token = o / kTileRows, row = tile * kTileRows + r;
+        const float* mine = reinterpret_cast<const float*>(partial + (r % 8) * 4 + token / 2) + (r / 8) * 2 + token % 2;
+        float sum = 0.f;
+        for (int w = 0; w < warps; ++w) sum += mine[w * 32 * 4];
+        if (row < p.N) p.c[(size_t)token * p.N + row] = sum;
+    }
+}
+
+template <class Format, int TOKENS>
+__global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(typename Format::Args p) {
+    using namespace gemv_mma;
+    extern __shared__ __align__(16) uint8_t smem[];
+    const int warp = threadIdx.x / 32, warps = blockDim.x / 32;
+    const int row_tiles = (p.N + kTileRows - 1) / kTileRows, max_chunks = gemv_mma_max_chunks(p.K);
+    const Slice s(warp, warps, p.K / kChunkK);
+    const int warp_bytes = Format::act_bytes(TOKENS, max_chunks);
+    uint8_t* mine = smem + warp * warp_bytes;
+    float4* partials = reinterpret_cast<float4*>(smem + warps * warp_bytes);
+
+    // The warp's work: its slice of each of the CTA's tiles, one chunk per item, kInFlight ahead.
+    const int items = (row_tiles - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x * s.count;
+    typename Format::Stream stream(p, s);
+    typename Format::Piece ring[kInFlight];
+#pragma unroll
+    for (int u = 0; u < kInFlight; ++u)
+        if (u < items) stream.load(ring[u]);  // the weights do not need the activations' producer
+    wait_for_prerequisite_grids();
+    Format::Acts::template stage<TOKENS>(mine, p, max_chunks, s);
+
+    const typename Format::Acts acts(mine, max_chunks, std::integral_constant<int, TOKENS>());
+    float acc[4] = {0.f, 0.f, 0.f, 0.f};
+    int tile = blockIdx.x, j = 0, parity = 0;
+    for (int i0 = 0; i0 < items; i0 += kInFlight) {
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            if (i0 + u >= items) break;
+            acts.chunk(acc, ring[u], j);
+            if (i0 + u + kInFlight < items) stream.load(ring[u]);
+            if (++j == s.count) {
+                gemv_mma_finish_tile<TOKENS>(acc, partials + parity * kMaxWarps * 32, p, tile);
+                j = 0, tile += gridDim.x, parity ^= 1;
+            }
+        }
+    }
+}
+
+// "" when the shape fits: M <= 8 and the staged activations within the GPU's shared memory.
+template <class Format>
+inline std::string gemv_mma_why_not(int64_t M, int64_t K) {
+    if (M > gemv_mma::kMaxTokens) return "GEMV: needs M <= " + std::to_string(gemv_mma::kMaxTokens);
+    const size_t need = gemv_mma_smem_bytes<Format>((int)M, (int)K), have = current_smem_per_block_optin();
+    if (need > have)
+        return "tensor-core GEMV: the activations of M tokens need " + std::to_string(need / 1024) +
+               " KB of shared memory per CTA, the GPU allows " + std::to_string(have / 1024) + " KB";
+    return "";
+}
+
+// As many CTAs as fit on the GPU at once (persistent), at most one per 16-row tile; PDL.
+template <class Format, int TOKENS>
+inline void launch_gemv_mma_tokens(const typename Format::Args& p, cudaStream_t s) {
+    auto kernel = gemv_mma_kernel<Format, TOKENS>;
+    const size_t smem = gemv_mma_smem_bytes<Format>(TOKENS, p.K);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const int threads = gemv_mma_warps(p.K) * 32;
+    const int64_t row_tiles = ceil_div(p.N, gemv_mma::kTileRows);
+    const dim3 grid((unsigned)std::min<int64_t>(row_tiles, ctas_in_one_wave(kernel, threads, smem)));
+    launch_with_pdl(kernel, grid, dim3(threads), smem, s, p);
+}
+
+// M = 1..8 tokens, each a compile-time count (gemv_mma_why_not keeps M in range).
+template <class Format>
+inline void launch_gemv_mma(const typename Format::Args& p, cudaStream_t s) {
+    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) { launch_gemv_mma_tokens<Format, decltype(tokens)::value>(p, s); });
+}

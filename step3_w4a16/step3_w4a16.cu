@@ -31,6 +31,7 @@
 #include "kernels/03_gemv.cuh"
 #include "kernels/04_mma_g128.cuh"
 #include "kernels/05_gemv_resident.cuh"
+#include "kernels/06_gemv_mma.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -105,6 +106,7 @@ std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a
 std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
 std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
 std::string resident_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_resident_why_not(M, K); }
+std::string gemv_mma_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_mma_why_not(M, K); }
 std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
 
 struct Step3Kernel {
@@ -128,6 +130,8 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_gemv_resident<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, resident_limits},
     {{"gemv_resident_g128", "05 the same for group-128 INT4"}, launch_w4a16_gemv_resident<GemvG128>, Weights::G128, Acts::F16, {},
      Pipe::Fp32, resident_limits},
+    {{"gemv_mma_g128", "06 M<=8: tensor cores for decoding, 04's weights straight into mma fragments, tokens as columns"},
+     launch_w4a16_gemv_mma, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, gemv_mma_limits},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
@@ -366,7 +370,7 @@ const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
 bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "gemv_resident_g128", "mma_g128", kCublasHgemm.name};
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128", kCublasHgemm.name};
     std::vector<std::vector<ResultRow>> all;
     all.reserve(kSweepShapes.size() * kSweepM.size());
     bool pass = true;

@@ -1,0 +1,109 @@
+// 06 Tensor cores for decoding (M = 1..8): 04's repacked group-128 weights go straight from HBM
+// into mma fragments; the tokens are the 8 columns of m16n8k16.
+//
+// Idea: 03 and 05 spend, per weight and token, a conversion to FP32 and an FFMA on the regular
+// cores: their cost grows with M and is several instructions per weight even at M = 1. 04 hands
+// the products to the tensor cores, but copies every weight through shared memory and meets at a
+// barrier per stage, though decoding uses each weight once. Here (common/gemv_mma.cuh, the
+// skeleton step 4's rung 10 also uses) a lane loads its 16-byte piece of 04's repacked stream (a
+// 16-row tile, 64 values of K) into registers, dequantizes it exactly as 04 does (LOP3 with the
+// 0x6400 trick, HSUB2 minus 1024 + z, HMUL2 times s: the format's fp16((q - z)·s)) and feeds
+// four mma.sync m16n8k16, whose FP32 accumulators add the products: no conversion and no FFMA
+// per weight. A CTA spans K: warp w stages its slice of every token's fp16 activations in shared
+// memory once and reads them with ldmatrix; the CTA's 16-row tiles stream past.
+// Improves: per 16 rows x 16 values of K about 15 dequantization instructions, one ldmatrix and
+// one mma for all M tokens: fewer instructions than 03 at M = 1, and flat in M.
+// Limit: the mma and the dequantization cost the same at M = 1 as at M = 8; as in step 4's rung
+// 10, one CTA of 16 warps per SM and each warp's chain of loads, dequantization and mma.
+// Group-128 only (04's layout); K a multiple of 128.
+#pragma once
+
+#include "../../common/async_copy.cuh"
+#include "../../common/gemv_mma.cuh"
+#include "../../common/mma.cuh"
+#include "../w4a16_formats.h"
+#include "../w4a16_layout.cuh"
+
+static_assert(kMmaChunkK == gemv_mma::kChunkK && kMmaRows == gemv_mma::kTileRows, "04's layout is the skeleton's chunk and tile");
+static_assert(kGroupSize == 2 * kMmaChunkK, "a group is two chunks: a lane's scale index is its chunk / 2");
+
+struct MmaG128W4A16 {
+    using Args = W4A16Args;
+    static constexpr int kRowPad = 16;  // bytes after each token's activations: ldmatrix rows fall in different banks
+
+    // One lane's 16-byte piece of a tile's chunk (4 K-steps) and its group's (s, 1024 + z) pairs
+    // for rows g and g + 8.
+    struct Piece {
+        uint4 q;
+        uint2 sz;
+    };
+
+    // The pieces of a warp's slice, tile after tile.
+    struct Stream {
+        const uint4* q;         // this lane's 16 bytes of the next chunk
+        const uint2* sz_tile;   // this lane's scale pair of group 0 of the current tile
+        int chunk, first, end;  // the next chunk (of K); the slice is [first, end)
+        size_t q_skip, sz_skip;  // from past the slice's end in one tile to its start in the next
+        __device__ Stream(const Args& p, Slice s) : chunk(s.first), first(s.first), end(s.first + s.count) {
+            const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunkK, groups = p.K / kGroupSize;
+            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)blockIdx.x * chunks + s.first) * 32 + lane;
+            sz_tile = reinterpret_cast<const uint2*>(p.mma_scales) + (size_t)blockIdx.x * groups * 8 + lane / 4;
+            q_skip = ((size_t)gridDim.x * chunks - s.count) * 32;
+            sz_skip = (size_t)gridDim.x * groups * 8;
+        }
+        __device__ __forceinline__ void load(Piece& w) {
+            w.q = __ldcs(q), w.sz = __ldcs(sz_tile + (chunk / 2) * 8);
+            q += 32;
+            if (++chunk == end) chunk = first, q += q_skip, sz_tile += sz_skip;
+        }
+    };
+
+    // A warp's staged activations: its slice of every token's fp16 values, rows of
+    // max_chunks·64 values + kRowPad bytes.
+    __host__ __device__ static int row_stride(int max_chunks) { return max_chunks * kMmaChunkK * 2 + kRowPad; }
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return tokens * row_stride(max_chunks); }
+
+    struct Acts {
+        const uint8_t* row;  // this lane's ldmatrix row at chunk 0
+
+        template <int TOKENS>
+        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
+            const int lane = threadIdx.x % 32, pieces = s.count * (kMmaChunkK / 8), k0 = s.first * kMmaChunkK;
+            for (int i = lane; i < TOKENS * pieces; i += 32) {
+                const int token = i / pieces, piece = i % pieces;
+                copy_16_async(mine + token * row_stride(max_chunks) + piece * 16, p.a_f16 + (size_t)token * p.K + k0 + piece * 8);
+            }
+            commit_copies();
+            wait_copies<0>();
+            __syncwarp();
+        }
+
+        // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at values 0-7 of a K-step, lanes 8-15 at 8-15.
+        template <int TOKENS>
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+            const int lane = threadIdx.x % 32;
+            row = mine + min(lane % 8, TOKENS - 1) * row_stride(max_chunks) + ((lane / 8) % 2) * 16;
+        }
+
+        // The four K-steps of chunk j: dequantize (04's three instructions per register), one mma each.
+        __device__ __forceinline__ void chunk(float (&acc)[4], const Piece& w, int j) const {
+            const __half2 s = bits_half2(w.sz.x), z = bits_half2(w.sz.y);  // (row g, row g + 8)
+            const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z), z_hi = __high2half2(z);
+            const uint32_t words[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
+#pragma unroll
+            for (int ks = 0; ks < kKStepsPerLoad; ++ks) {
+                // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment).
+                const uint32_t a[4] = {half2_bits(__hmul2(nibbles_to_half2(words[ks], z_lo), s_lo)),
+                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 4, z_hi), s_hi)),
+                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 8, z_lo), s_lo)),
+                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 12, z_hi), s_hi))};
+                uint32_t b[2];
+                ldmatrix_x2(b, row + j * kMmaChunkK * 2 + ks * kMmaK * 2);
+                mma_m16n8k16_f16_f32(acc, a, b);
+            }
+        }
+    };
+};
+
+inline std::string w4a16_gemv_mma_why_not(int64_t M, int64_t K) { return gemv_mma_why_not<MmaG128W4A16>(M, K); }
+inline void launch_w4a16_gemv_mma(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<MmaG128W4A16>(p, s); }

@@ -5,15 +5,16 @@
 //   struct Format {
 //     using Args;                       // the step's kernel arguments (M, N, K, c, ...)
 //     struct Piece;                     // one lane's share of one 64-value chunk of a 16-row tile
-//     struct Stream {                   // the pieces of one warp's slice, tile after tile
-//       Stream(const Args&, Slice);     //   starts at tile blockIdx.x
-//       void load(Piece&);              //   the next piece; after the slice, the next tile (+ gridDim.x)
+//     struct Stream {                   // the pieces of one warp's slice, group of tiles after group
+//       Stream(const Args&, Slice);     //   starts at group blockIdx.x (tiles kTilesPerItem·blockIdx.x, ...)
+//       void load(Piece (&)[kTilesPerItem]);  // the group's next chunk; after the slice, the next group
 //     };
 //     static int act_bytes(int tokens, int max_chunks);      // one warp's staged activations
 //     struct Acts {                     // one lane's view of its warp's staged activations
 //       template <int TOKENS> static void stage(uint8_t* mine, const Args&, int max_chunks, Slice);
 //       template <int TOKENS> Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>);
-//       void chunk(float (&acc)[4], const Piece&, int j) const;  // chunk j of the slice into acc
+//       void chunk(float (&acc)[kTilesPerItem][4], const Piece (&)[kTilesPerItem], int j) const;
+//                                       //   chunk j of the slice: the activations read once, for every tile
 //     };
 //   };
 //
@@ -22,7 +23,8 @@
 // CTA's 16-row tiles stream past (tiles blockIdx.x, + gridDim.x, ...): for each, the warp runs its
 // slice with kInFlight pieces loaded ahead (a ring that crosses tile boundaries), and at the end
 // of the tile the warps add their 16 x 8 partial tiles in shared memory (two buffers, one
-// __syncthreads per tile). Lane (g, t) of a warp's accumulator holds rows g, g + 8 and tokens 2t,
+// __syncthreads per tile). A warp may take kTilesPerItem neighbouring tiles at once: their
+// pieces share the chunk's activations (read once), and their mma are independent work. Lane (g, t) of a warp's accumulator holds rows g, g + 8 and tokens 2t,
 // 2t + 1 (the C fragment of m16n8). CTAs are persistent and launched with PDL.
 #pragma once
 
@@ -40,11 +42,12 @@
 
 namespace gemv_mma {
 constexpr int kMaxWarps = 16;   // warps per CTA (fewer when K has fewer chunks), each a slice of K
-constexpr int kInFlight = 8;    // pieces (16-byte loads of weights) in flight per lane
+constexpr int kInFlight = 8;    // chunks loaded ahead per lane (kTilesPerItem 16-byte pieces each)
 constexpr int kMaxTokens = 8;   // the mma's N
 constexpr int kChunkK = 64;     // values of K per piece
 constexpr int kTileRows = 16;   // the mma's M: weight rows per tile
-constexpr int kPartialBytes = 2 * kMaxWarps * 32 * 16;  // [2][warp][lane] float4: the warps' partial tiles
+constexpr int kTilesPerItem = 1;  // neighbouring 16-row tiles a warp takes per chunk
+constexpr int kPartialBytes = 2 * kTilesPerItem * kMaxWarps * 32 * 16;  // [2][tile][warp][lane] float4: partial tiles
 }  // namespace gemv_mma
 
 // Warp w of W takes chunks [w·C/W, (w+1)·C/W) of the C chunks of K: every warp one or more.
@@ -53,6 +56,12 @@ struct Slice {
     __host__ __device__ Slice(int warp, int warps, int chunks)
         : first(warp * chunks / warps), count((warp + 1) * chunks / warps - warp * chunks / warps) {}
 };
+
+// Tiles of the group starting at first_tile that exist (the last group may be short); a piece of a
+// missing tile is read from the group's first tile instead: finite data whose rows are never stored.
+__device__ __forceinline__ int gemv_mma_tiles_in_group(int first_tile, int row_tiles) {
+    return min(gemv_mma::kTilesPerItem, row_tiles - first_tile);
+}
 
 __host__ __device__ inline int gemv_mma_warps(int K) { return min(gemv_mma::kMaxWarps, K / gemv_mma::kChunkK); }
 __host__ __device__ inline int gemv_mma_max_chunks(int K) {  // the longest slice
@@ -66,15 +75,21 @@ inline size_t gemv_mma_smem_bytes(int tokens, int K) {
 
 // The CTA's warps add their partial tiles; thread (row r, token m) adds them and stores C[m][row].
 template <int TOKENS, class Args>
-__device__ __forceinline__ void gemv_mma_finish_tile(float (&acc)[4], float4* partial, const Args& p, int tile) {
+__device__ __forceinline__ void gemv_mma_finish_tiles(float (&acc)[gemv_mma::kTilesPerItem][4], float4* partial, const Args& p,
+                                                      int first_tile) {
     using namespace gemv_mma;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    partial[warp * 32 + lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-    acc[0] = acc[1] = acc[2] = acc[3] = 0.f;
+#pragma unroll
+    for (int t = 0; t < kTilesPerItem; ++t) {
+        partial[(t * kMaxWarps + warp) * 32 + lane] = make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]);
+        acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
+    }
     __syncthreads();
-    for (int o = threadIdx.x; o < kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
-        const int r = o % kTileRows, token = o / kTileRows, row = tile * kTileRows + r;
-        const float* mine = reinterpret_cast<const float*>(partial + (r % 8) * 4 + token / 2) + (r / 8) * 2 + token % 2;
+    for (int o = threadIdx.x; o < kTilesPerItem * kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
+        const int r = o % kTileRows, token = (o / kTileRows) % TOKENS, t = o / (kTileRows * TOKENS);
+        const int row = (first_tile + t) * kTileRows + r;
+        const float* mine =
+            reinterpret_cast<const float*>(partial + t * kMaxWarps * 32 + (r % 8) * 4 + token / 2) + (r / 8) * 2 + token % 2;
         float sum = 0.f;
         for (int w = 0; w < warps; ++w) sum += mine[w * 32 * 4];
         if (row < p.N) p.c[(size_t)token * p.N + row] = sum;
@@ -92,10 +107,11 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
     uint8_t* mine = smem + warp * warp_bytes;
     float4* partials = reinterpret_cast<float4*>(smem + warps * warp_bytes);
 
-    // The warp's work: its slice of each of the CTA's tiles, one chunk per item, kInFlight ahead.
-    const int items = (row_tiles - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x * s.count;
+    // The warp's work: its slice of each of the CTA's groups of tiles, one chunk per item, kInFlight ahead.
+    const int groups = (row_tiles + kTilesPerItem - 1) / kTilesPerItem;
+    const int items = (groups - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x * s.count;
     typename Format::Stream stream(p, s);
-    typename Format::Piece ring[kInFlight];
+    typename Format::Piece ring[kInFlight][kTilesPerItem];
 #pragma unroll
     for (int u = 0; u < kInFlight; ++u)
         if (u < items) stream.load(ring[u]);  // the weights do not need the activations' producer
@@ -103,8 +119,8 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
     Format::Acts::template stage<TOKENS>(mine, p, max_chunks, s);
 
     const typename Format::Acts acts(mine, max_chunks, std::integral_constant<int, TOKENS>());
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    int tile = blockIdx.x, j = 0, parity = 0;
+    float acc[kTilesPerItem][4] = {};
+    int group = blockIdx.x, j = 0, parity = 0;
     for (int i0 = 0; i0 < items; i0 += kInFlight) {
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) {
@@ -112,8 +128,8 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
             acts.chunk(acc, ring[u], j);
             if (i0 + u + kInFlight < items) stream.load(ring[u]);
             if (++j == s.count) {
-                gemv_mma_finish_tile<TOKENS>(acc, partials + parity * kMaxWarps * 32, p, tile);
-                j = 0, tile += gridDim.x, parity ^= 1;
+                gemv_mma_finish_tiles<TOKENS>(acc, partials + parity * kTilesPerItem * kMaxWarps * 32, p, group * kTilesPerItem);
+                j = 0, group += gridDim.x, parity ^= 1;
             }
         }
     }
@@ -130,15 +146,15 @@ inline std::string gemv_mma_why_not(int64_t M, int64_t K) {
     return "";
 }
 
-// As many CTAs as fit on the GPU at once (persistent), at most one per 16-row tile; PDL.
+// As many CTAs as fit on the GPU at once (persistent), at most one per group of tiles; PDL.
 template <class Format, int TOKENS>
 inline void launch_gemv_mma_tokens(const typename Format::Args& p, cudaStream_t s) {
     auto kernel = gemv_mma_kernel<Format, TOKENS>;
     const size_t smem = gemv_mma_smem_bytes<Format>(TOKENS, p.K);
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const int threads = gemv_mma_warps(p.K) * 32;
-    const int64_t row_tiles = ceil_div(p.N, gemv_mma::kTileRows);
-    const dim3 grid((unsigned)std::min<int64_t>(row_tiles, ctas_in_one_wave(kernel, threads, smem)));
+    const int64_t groups = ceil_div(ceil_div(p.N, gemv_mma::kTileRows), gemv_mma::kTilesPerItem);
+    const dim3 grid((unsigned)std::min<int64_t>(groups, ctas_in_one_wave(kernel, threads, smem)));
     launch_with_pdl(kernel, grid, dim3(threads), smem, s, p);
 }
 

@@ -55,8 +55,8 @@ gemv_mma_token_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/\+ 2 \* \(lane % 4\);/
 gemv_mma_finish_one_pass|common/gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
 gemv_mma_lop3_no_sign|step4_w4a8/kernels/10_gemv_mma.cuh|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_slices_floor|common/gemv_mma.cuh|s/count\(\(warp \+ 1\) \* chunks \/ warps - warp \* chunks \/ warps\)/count(chunks \/ warps)/|test_common|^test_common$|cpu
-gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/sz_tile \+ \(chunk \/ 2\) \* 8/sz_tile + (chunk \/ 2) * 0/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
-gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(words\[ks\] >> 4, z_hi\)/nibbles_to_half2(words[ks] >> 4, z_lo)/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/\+ \(chunk \/ 2\) \* 8\);/+ (chunk \/ 2) * 0);/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[t\]\)/nibbles_to_half2(word >> 4, z_lo[t])/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_g128_stage_short|step3_w4a16/kernels/06_gemv_mma.cuh|s/i < TOKENS \* pieces; i \+= 32/i < TOKENS * pieces - 1; i += 32/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 resident_k_limit|common/gemv_resident.cuh|s/if \(K \/ 32 > gemv_resident::kMaxThreads\)/if (K \/ 32 >= gemv_resident::kMaxThreads)/|test_common|^test_common$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu

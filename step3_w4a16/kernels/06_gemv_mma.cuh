@@ -38,23 +38,36 @@ struct MmaG128W4A16 {
         uint2 sz;
     };
 
-    // The pieces of a warp's slice, tile after tile.
+    // The pieces of a warp's slice, kTilesPerItem neighbouring tiles at a time.
     struct Stream {
-        const uint4* q;         // this lane's 16 bytes of the next chunk
-        const uint2* sz_tile;   // this lane's scale pair of group 0 of the current tile
-        int chunk, first, end;  // the next chunk (of K); the slice is [first, end)
-        size_t q_skip, sz_skip;  // from past the slice's end in one tile to its start in the next
+        const uint4* q;          // this lane's 16 bytes of the next chunk of the group's first tile
+        const uint2* sz_tile;    // this lane's scale pair of group 0 of that tile
+        int chunk, first, end;   // the next chunk (of K); the slice is [first, end)
+        int first_tile, row_tiles, tiles;  // the group's first tile; how many of its tiles exist
+        size_t q_tile, sz_stride;  // from one tile to the next
+        size_t q_skip, sz_skip;  // from past the slice's end in one group to its start in the next
         __device__ Stream(const Args& p, Slice s) : chunk(s.first), first(s.first), end(s.first + s.count) {
             const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunkK, groups = p.K / kGroupSize;
-            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)blockIdx.x * chunks + s.first) * 32 + lane;
-            sz_tile = reinterpret_cast<const uint2*>(p.mma_scales) + (size_t)blockIdx.x * groups * 8 + lane / 4;
-            q_skip = ((size_t)gridDim.x * chunks - s.count) * 32;
-            sz_skip = (size_t)gridDim.x * groups * 8;
+            const int step = gridDim.x * gemv_mma::kTilesPerItem;
+            first_tile = blockIdx.x * gemv_mma::kTilesPerItem, row_tiles = (p.N + kMmaRows - 1) / kMmaRows;
+            tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)first_tile * chunks + s.first) * 32 + lane;
+            sz_tile = reinterpret_cast<const uint2*>(p.mma_scales) + (size_t)first_tile * groups * 8 + lane / 4;
+            q_tile = (size_t)chunks * 32, sz_stride = (size_t)groups * 8;
+            q_skip = ((size_t)step * chunks - s.count) * 32;
+            sz_skip = (size_t)step * groups * 8;
         }
-        __device__ __forceinline__ void load(Piece& w) {
-            w.q = __ldcs(q), w.sz = __ldcs(sz_tile + (chunk / 2) * 8);
+        __device__ __forceinline__ void load(Piece (&w)[gemv_mma::kTilesPerItem]) {
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const int tt = t < tiles ? t : 0;  // a tile past the matrix: the group's first again
+                w[t].q = __ldcs(q + tt * q_tile), w[t].sz = __ldcs(sz_tile + tt * sz_stride + (chunk / 2) * 8);
+            }
             q += 32;
-            if (++chunk == end) chunk = first, q += q_skip, sz_tile += sz_skip;
+            if (++chunk == end) {
+                chunk = first, q += q_skip, sz_tile += sz_skip;
+                first_tile += gridDim.x * gemv_mma::kTilesPerItem, tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+            }
         }
     };
 
@@ -85,21 +98,31 @@ struct MmaG128W4A16 {
             row = mine + min(lane % 8, TOKENS - 1) * row_stride(max_chunks) + ((lane / 8) % 2) * 16;
         }
 
-        // The four K-steps of chunk j: dequantize (04's three instructions per register), one mma each.
-        __device__ __forceinline__ void chunk(float (&acc)[4], const Piece& w, int j) const {
-            const __half2 s = bits_half2(w.sz.x), z = bits_half2(w.sz.y);  // (row g, row g + 8)
-            const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z), z_hi = __high2half2(z);
-            const uint32_t words[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
+        // The four K-steps of chunk j: per K-step the activations once (ldmatrix), then for each
+        // tile 04's dequantization (three instructions per register) and one mma.
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
+            __half2 s_lo[gemv_mma::kTilesPerItem], s_hi[gemv_mma::kTilesPerItem], z_lo[gemv_mma::kTilesPerItem],
+                z_hi[gemv_mma::kTilesPerItem];
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const __half2 s = bits_half2(w[t].sz.x), z = bits_half2(w[t].sz.y);  // (row g, row g + 8)
+                s_lo[t] = __low2half2(s), s_hi[t] = __high2half2(s), z_lo[t] = __low2half2(z), z_hi[t] = __high2half2(z);
+            }
 #pragma unroll
             for (int ks = 0; ks < kKStepsPerLoad; ++ks) {
-                // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment).
-                const uint32_t a[4] = {half2_bits(__hmul2(nibbles_to_half2(words[ks], z_lo), s_lo)),
-                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 4, z_hi), s_hi)),
-                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 8, z_lo), s_lo)),
-                                       half2_bits(__hmul2(nibbles_to_half2(words[ks] >> 12, z_hi), s_hi))};
                 uint32_t b[2];
                 ldmatrix_x2(b, row + j * kMmaChunkK * 2 + ks * kMmaK * 2);
-                mma_m16n8k16_f16_f32(acc, a, b);
+#pragma unroll
+                for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                    const uint32_t word = ks == 0 ? w[t].q.x : ks == 1 ? w[t].q.y : ks == 2 ? w[t].q.z : w[t].q.w;
+                    // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment).
+                    const uint32_t a[4] = {half2_bits(__hmul2(nibbles_to_half2(word, z_lo[t]), s_lo[t])),
+                                           half2_bits(__hmul2(nibbles_to_half2(word >> 4, z_hi[t]), s_hi[t])),
+                                           half2_bits(__hmul2(nibbles_to_half2(word >> 8, z_lo[t]), s_lo[t])),
+                                           half2_bits(__hmul2(nibbles_to_half2(word >> 12, z_hi[t]), s_hi[t]))};
+                    mma_m16n8k16_f16_f32(acc[t], a, b);
+                }
             }
         }
     };

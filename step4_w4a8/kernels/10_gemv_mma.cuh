@@ -46,23 +46,36 @@ struct MmaQ4_0Q8_1 {
         uint32_t d[2];
     };
 
-    // The pieces of a warp's slice: pointers advance, no index is recomputed.
+    // The pieces of a warp's slice, kTilesPerItem neighbouring tiles at a time: pointers advance,
+    // no index is recomputed.
     struct Stream {
-        const uint4* q;         // this lane's 16 bytes of the next chunk
+        const uint4* q;         // this lane's 16 bytes of the next chunk of the group's first tile
         const uint32_t* d;      // its scales, block 2c (block 2c + 1 is 8 words on)
         int j, count;           // position in the slice, its length
-        size_t q_skip, d_skip;  // from past the slice's end in one tile to its start in the next
+        int first_tile, row_tiles, tiles;  // the group's first tile; how many of its tiles exist
+        size_t q_tile, d_tile;  // from one tile to the next
+        size_t q_skip, d_skip;  // from past the slice's end in one group to its start in the next
         __device__ Stream(const Args& p, Slice s) : j(0), count(s.count) {
-            const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunk8;
-            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)blockIdx.x * chunks + s.first) * 32 + lane;
-            d = p.mma_scales + ((size_t)blockIdx.x * 2 * chunks + 2 * s.first) * 8 + lane / 4;
-            q_skip = ((size_t)gridDim.x * chunks - s.count) * 32;
-            d_skip = ((size_t)gridDim.x * chunks - s.count) * 16;
+            const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunk8, step = gridDim.x * gemv_mma::kTilesPerItem;
+            first_tile = blockIdx.x * gemv_mma::kTilesPerItem, row_tiles = (p.N + kMmaRows8 - 1) / kMmaRows8;
+            tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)first_tile * chunks + s.first) * 32 + lane;
+            d = p.mma_scales + ((size_t)first_tile * 2 * chunks + 2 * s.first) * 8 + lane / 4;
+            q_tile = (size_t)chunks * 32, d_tile = (size_t)chunks * 16;
+            q_skip = ((size_t)step * chunks - s.count) * 32;
+            d_skip = ((size_t)step * chunks - s.count) * 16;
         }
-        __device__ __forceinline__ void load(Piece& w) {
-            w.q = __ldcs(q), w.d[0] = __ldcs(d), w.d[1] = __ldcs(d + 8);
+        __device__ __forceinline__ void load(Piece (&w)[gemv_mma::kTilesPerItem]) {
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const int tt = t < tiles ? t : 0;  // a tile past the matrix: the group's first again
+                w[t].q = __ldcs(q + tt * q_tile), w[t].d[0] = __ldcs(d + tt * d_tile), w[t].d[1] = __ldcs(d + tt * d_tile + 8);
+            }
             q += 32, d += 16;
-            if (++j == count) j = 0, q += q_skip, d += d_skip;
+            if (++j == count) {
+                j = 0, q += q_skip, d += d_skip;
+                first_tile += gridDim.x * gemv_mma::kTilesPerItem, tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+            }
         }
     };
 
@@ -113,25 +126,30 @@ struct MmaQ4_0Q8_1 {
             da = reinterpret_cast<const float*>(mine + TOKENS * code_stride(max_chunks)) + 2 * (lane % 4);
         }
 
-        // The two blocks of chunk j: unpack the nibbles, one mma per block for all tokens, scale.
-        __device__ __forceinline__ void chunk(float (&acc)[4], const Piece& w, int j) const {
+        // The two blocks of chunk j: per block the activations once (ldmatrix, d_a), then for each
+        // tile: unpack the nibbles, one mma for all tokens, scale.
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
             const uint32_t sign = 0x80808080u;
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int block = kBlocksPerLoad * j + h;  // within the slice
-                const uint32_t word_a = h == 0 ? w.q.x : w.q.z, word_b = h == 0 ? w.q.y : w.q.w;
-                const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
-                                       high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
                 uint32_t b[2];
                 ldmatrix_x2(b, codes + block * QK4_0);
-                int c[4] = {0, 0, 0, 0};
-                mma_m16n8k32_s8_s32(c, a, b);
-                const float2 dw = __half22float2(bits_half2(w.d[h]));                                 // rows g and g + 8
                 const float2 d_a = *reinterpret_cast<const float2*>(da + block * gemv_mma::kMaxTokens);  // tokens 2t, 2t + 1
-                acc[0] = fmaf((float)c[0], dw.x * d_a.x, acc[0]);
-                acc[1] = fmaf((float)c[1], dw.x * d_a.y, acc[1]);
-                acc[2] = fmaf((float)c[2], dw.y * d_a.x, acc[2]);
-                acc[3] = fmaf((float)c[3], dw.y * d_a.y, acc[3]);
+#pragma unroll
+                for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                    const uint32_t word_a = h == 0 ? w[t].q.x : w[t].q.z, word_b = h == 0 ? w[t].q.y : w[t].q.w;
+                    const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
+                                           high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
+                    int c[4] = {0, 0, 0, 0};
+                    mma_m16n8k32_s8_s32(c, a, b);
+                    const float2 dw = __half22float2(bits_half2(w[t].d[h]));  // rows g and g + 8
+                    acc[t][0] = fmaf((float)c[0], dw.x * d_a.x, acc[t][0]);
+                    acc[t][1] = fmaf((float)c[1], dw.x * d_a.y, acc[t][1]);
+                    acc[t][2] = fmaf((float)c[2], dw.y * d_a.x, acc[t][2]);
+                    acc[t][3] = fmaf((float)c[3], dw.y * d_a.y, acc[t][3]);
+                }
             }
         }
     };

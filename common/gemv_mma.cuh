@@ -73,6 +73,48 @@ inline size_t gemv_mma_smem_bytes(int tokens, int K) {
     return (size_t)gemv_mma_warps(K) * Format::act_bytes(tokens, gemv_mma_max_chunks(K)) + gemv_mma::kPartialBytes;
 }
 
+// The pieces of a layout with 16 bytes of nibbles per (16-row tile, 64-value chunk, lane) and
+// one 32-bit scale word per (tile, 32-value block, g), the pair of rows g and g + 8: Q4_0 repacked
+// for step 4's int8 mma (w4a8_mma_layout.h) and for step 3's fp16 mma (w4a16_formats.h).
+struct BlockScalePiece {
+    uint4 q;
+    uint32_t d[2];  // blocks 2c and 2c + 1
+};
+
+// A warp's slice, kTilesPerItem neighbouring tiles at a time: pointers advance, no index is
+// recomputed; a tile of the group past the matrix reads the group's first instead.
+struct BlockScaleStream {
+    const uint4* q;         // this lane's 16 bytes of the next chunk of the group's first tile
+    const uint32_t* d;      // its scale word of block 2c (block 2c + 1 is 8 words on)
+    int j, count;           // position in the slice, its length
+    int first_tile, row_tiles, tiles;  // the group's first tile; how many of its tiles exist
+    size_t q_tile, d_tile;  // from one tile to the next
+    size_t q_skip, d_skip;  // from past the slice's end in one group to its start in the next
+    __device__ BlockScaleStream(const uint32_t* words, const uint32_t* scales, int N, int K, Slice s) : j(0), count(s.count) {
+        using namespace gemv_mma;
+        const int lane = threadIdx.x % 32, chunks = K / kChunkK, step = gridDim.x * kTilesPerItem;
+        first_tile = blockIdx.x * kTilesPerItem, row_tiles = (N + kTileRows - 1) / kTileRows;
+        tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+        q = reinterpret_cast<const uint4*>(words) + ((size_t)first_tile * chunks + s.first) * 32 + lane;
+        d = scales + ((size_t)first_tile * 2 * chunks + 2 * s.first) * 8 + lane / 4;
+        q_tile = (size_t)chunks * 32, d_tile = (size_t)chunks * 16;
+        q_skip = ((size_t)step * chunks - s.count) * 32;
+        d_skip = ((size_t)step * chunks - s.count) * 16;
+    }
+    __device__ __forceinline__ void load(BlockScalePiece (&w)[gemv_mma::kTilesPerItem]) {
+#pragma unroll
+        for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+            const int tt = t < tiles ? t : 0;
+            w[t].q = __ldcs(q + tt * q_tile), w[t].d[0] = __ldcs(d + tt * d_tile), w[t].d[1] = __ldcs(d + tt * d_tile + 8);
+        }
+        q += 32, d += 16;
+        if (++j == count) {
+            j = 0, q += q_skip, d += d_skip;
+            first_tile += gridDim.x * gemv_mma::kTilesPerItem, tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
+        }
+    }
+};
+
 // The CTA's warps add their partial tiles; thread (row r, token m) adds them and stores C[m][row].
 template <int TOKENS, class Args>
 __device__ __forceinline__ void gemv_mma_finish_tiles(float (&acc)[gemv_mma::kTilesPerItem][4], float4* partial, const Args& p,

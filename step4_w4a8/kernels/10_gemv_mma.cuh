@@ -40,43 +40,10 @@ struct MmaQ4_0Q8_1 {
     using Args = W4A8Args;
     static constexpr int kRowPad = 16;  // bytes after each token's codes: ldmatrix rows fall in different banks
 
-    // One lane's 16-byte piece of a tile's chunk (two blocks) and the two blocks' scales (d[g], d[g+8]).
-    struct Piece {
-        uint4 q;
-        uint32_t d[2];
-    };
-
-    // The pieces of a warp's slice, kTilesPerItem neighbouring tiles at a time: pointers advance,
-    // no index is recomputed.
-    struct Stream {
-        const uint4* q;         // this lane's 16 bytes of the next chunk of the group's first tile
-        const uint32_t* d;      // its scales, block 2c (block 2c + 1 is 8 words on)
-        int j, count;           // position in the slice, its length
-        int first_tile, row_tiles, tiles;  // the group's first tile; how many of its tiles exist
-        size_t q_tile, d_tile;  // from one tile to the next
-        size_t q_skip, d_skip;  // from past the slice's end in one group to its start in the next
-        __device__ Stream(const Args& p, Slice s) : j(0), count(s.count) {
-            const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunk8, step = gridDim.x * gemv_mma::kTilesPerItem;
-            first_tile = blockIdx.x * gemv_mma::kTilesPerItem, row_tiles = (p.N + kMmaRows8 - 1) / kMmaRows8;
-            tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
-            q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)first_tile * chunks + s.first) * 32 + lane;
-            d = p.mma_scales + ((size_t)first_tile * 2 * chunks + 2 * s.first) * 8 + lane / 4;
-            q_tile = (size_t)chunks * 32, d_tile = (size_t)chunks * 16;
-            q_skip = ((size_t)step * chunks - s.count) * 32;
-            d_skip = ((size_t)step * chunks - s.count) * 16;
-        }
-        __device__ __forceinline__ void load(Piece (&w)[gemv_mma::kTilesPerItem]) {
-#pragma unroll
-            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
-                const int tt = t < tiles ? t : 0;  // a tile past the matrix: the group's first again
-                w[t].q = __ldcs(q + tt * q_tile), w[t].d[0] = __ldcs(d + tt * d_tile), w[t].d[1] = __ldcs(d + tt * d_tile + 8);
-            }
-            q += 32, d += 16;
-            if (++j == count) {
-                j = 0, q += q_skip, d += d_skip;
-                first_tile += gridDim.x * gemv_mma::kTilesPerItem, tiles = gemv_mma_tiles_in_group(first_tile, row_tiles);
-            }
-        }
+    // 09's layout: 16 bytes of nibbles and one scale word per (tile, block, g).
+    using Piece = BlockScalePiece;
+    struct Stream : BlockScaleStream {
+        __device__ Stream(const Args& p, Slice s) : BlockScaleStream(p.mma_words, p.mma_scales, p.N, p.K, s) {}
     };
 
     // A warp's staged activations: the codes of its slice for every token (rows of

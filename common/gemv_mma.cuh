@@ -15,6 +15,8 @@
 //       template <int TOKENS> Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>);
 //       void chunk(float (&acc)[kTilesPerItem][4], const Piece (&)[kTilesPerItem], int j) const;
 //                                       //   chunk j of the slice: the activations read once, for every tile
+//       static void fold(float (&acc)[kTilesPerItem][4]);  // before a tile's sums: lanes' accumulators
+//                                       //   into C fragment order (most formats: nothing, GemvMmaNoFold)
 //     };
 //   };
 //
@@ -72,6 +74,11 @@ template <class Format>
 inline size_t gemv_mma_smem_bytes(int tokens, int K) {
     return (size_t)gemv_mma_warps(K) * Format::act_bytes(tokens, gemv_mma_max_chunks(K)) + gemv_mma::kPartialBytes;
 }
+
+// The fold of a format whose lanes already hold the C fragment (rows g, g + 8, tokens 2t, 2t + 1).
+struct GemvMmaNoFold {
+    __device__ static void fold(float (&)[gemv_mma::kTilesPerItem][4]) {}
+};
 
 // The pieces of a layout with 16 bytes of nibbles per (16-row tile, 64-value chunk, lane) and
 // one 32-bit scale word per (tile, 32-value block, g), the pair of rows g and g + 8: Q4_0 repacked
@@ -170,6 +177,7 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
             acts.chunk(acc, ring[u], j);
             if (i0 + u + kInFlight < items) stream.load(ring[u]);
             if (++j == s.count) {
+                Format::Acts::fold(acc);
                 gemv_mma_finish_tiles<TOKENS>(acc, partials + parity * kTilesPerItem * kMaxWarps * 32, p, group * kTilesPerItem);
                 j = 0, group += gridDim.x, parity ^= 1;
             }

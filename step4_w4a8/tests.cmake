@@ -39,6 +39,7 @@ add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --
 # tiles; memcheck on a ragged N with idle warps.
 add_sanitizer_test(step4_racecheck_gemv_mma_2x8200x4224 racecheck step4_w4a8 --m 2 --n 8200 --k 4224 --kernel gemv_mma)
 add_sanitizer_test(step4_memcheck_gemv_mma_7x4101x192 memcheck step4_w4a8 --m 7 --n 4101 --k 192 --kernel gemv_mma)
+add_sanitizer_test(step4_memcheck_gemv_mma_3x4101x192 memcheck step4_w4a8 --m 3 --n 4101 --k 192 --kernel gemv_mma)  # M <= 4: block pairs
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

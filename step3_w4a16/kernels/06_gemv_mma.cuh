@@ -32,7 +32,7 @@ static_assert(QK4_0 == 2 * kMmaK, "a Q4_0 block is two K-steps");
 
 // A warp's staged fp16 activations, shared by both formats: its slice of every token, rows of
 // max_chunks·64 values + kRowPad bytes (ldmatrix rows then fall in different banks).
-struct F16SliceActs {
+struct F16SliceActs : GemvMmaNoFold {
     static constexpr int kRowPad = 16;
     __host__ __device__ static int row_stride(int max_chunks) { return max_chunks * kMmaChunkK * 2 + kRowPad; }
     __host__ __device__ static int bytes(int tokens, int max_chunks) { return tokens * row_stride(max_chunks); }

@@ -53,7 +53,7 @@ struct MmaQ4_0Q8_1 {
         return tokens * code_stride(max_chunks) + max_chunks * kBlocksPerLoad * gemv_mma::kMaxTokens * 4;
     }
 
-    struct Acts {
+    struct Acts : GemvMmaNoFold {
         const uint8_t* codes;  // this lane's ldmatrix row at chunk 0
         const float* da;       // d_a / 16 of tokens 2t, 2t + 1 at block 0
 
@@ -122,5 +122,92 @@ struct MmaQ4_0Q8_1 {
     };
 };
 
-inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K) { return gemv_mma_why_not<MmaQ4_0Q8_1>(M, K); }
-inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) { launch_gemv_mma<MmaQ4_0Q8_1>(p, s); }
+// M <= 4: two blocks per mma pair. An mma's 8 columns hold 4 tokens twice: columns 0-3 block 2c
+// of the chunk, columns 4-7 block 2c + 1. Its 32 values of K are half of each block (the first mma
+// the first 16 values of both, the second the last 16), with zeros in B where a column's block is
+// not: so after the two mma every column holds one block's whole integer sum, and one epilogue (4
+// outputs per lane) scales two blocks, where MmaQ4_0Q8_1 spends one per block. The A registers are
+// the same unpacked words in another order: {hi(A), hi(B), hi(A'), hi(B')}, then the low nibbles.
+// Lane (g, t) ends with block 2c (t < 2) or 2c + 1 (t >= 2) of tokens 2t mod 4, +1: lanes t and
+// t + 2 add their sums at the end of a tile (fold).
+struct MmaQ4_0Q8_1Pairs {
+    using Args = W4A8Args;
+    using Piece = MmaQ4_0Q8_1::Piece;
+    using Stream = MmaQ4_0Q8_1::Stream;
+    static constexpr int kPairTokens = 4;
+
+    // MmaQ4_0Q8_1's staged activations, then a 16-byte row of zeros (B where a column's block is not).
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_0Q8_1::act_bytes(tokens, max_chunks) + 16; }
+
+    struct Acts {
+        const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
+        int row_step;        // bytes per chunk: 64, or 0 for the zero row
+        const float* da;     // d_a / 16 of this lane's two tokens at its block of chunk 0
+
+        template <int TOKENS>
+        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
+            static_assert(TOKENS <= kPairTokens, "two blocks per mma leave 4 columns per block");
+            if (threadIdx.x % 32 == 0) *reinterpret_cast<uint4*>(mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks)) = make_uint4(0, 0, 0, 0);
+            MmaQ4_0Q8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+        }
+
+        // ldmatrix rows: matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
+        // zero; matrix 1 (lanes 8-15) is b1, rows 0-3 zero, rows 4-7 tokens 0-3 of the odd block.
+        template <int TOKENS>
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+            const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8, t = lane % 4;
+            const bool real = (r < kPairTokens) == (matrix == 0);
+            const int token = min(r % kPairTokens, TOKENS - 1);
+            row = real ? mine + token * MmaQ4_0Q8_1::code_stride(max_chunks) + matrix * QK4_0
+                       : mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks);
+            row_step = real ? kMmaChunk8 : 0;
+            da = reinterpret_cast<const float*>(mine + TOKENS * MmaQ4_0Q8_1::code_stride(max_chunks)) + (t / 2) * gemv_mma::kMaxTokens +
+                 2 * (t % 2);
+        }
+
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
+            const uint32_t sign = 0x80808080u;
+            const int lane = threadIdx.x % 32, odd = (lane % 4) / 2;  // this lane's C columns: the chunk's odd block?
+            uint32_t b[2][2];  // per half of the blocks
+#pragma unroll
+            for (int h = 0; h < 2; ++h) ldmatrix_x2(b[h], row + j * row_step + h * 16);
+            const float2 d_a = *reinterpret_cast<const float2*>(da + j * kBlocksPerLoad * gemv_mma::kMaxTokens);
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const uint4 q = w[t].q;  // {A, B} of the even block, {A', B'} of the odd one
+                const uint32_t first[4] = {high_nibbles_to_int8(q.x, sign), high_nibbles_to_int8(q.y, sign),
+                                           high_nibbles_to_int8(q.z, sign), high_nibbles_to_int8(q.w, sign)};
+                const uint32_t second[4] = {high_nibbles_to_int8(q.x << 4, sign), high_nibbles_to_int8(q.y << 4, sign),
+                                            high_nibbles_to_int8(q.z << 4, sign), high_nibbles_to_int8(q.w << 4, sign)};
+                int c[4] = {0, 0, 0, 0};
+                mma_m16n8k32_s8_s32(c, first, b[0]);
+                mma_m16n8k32_s8_s32(c, second, b[1]);
+                const float2 dw = __half22float2(bits_half2(odd ? w[t].d[1] : w[t].d[0]));  // rows g and g + 8
+                acc[t][0] = fmaf((float)c[0], dw.x * d_a.x, acc[t][0]);
+                acc[t][1] = fmaf((float)c[1], dw.x * d_a.y, acc[t][1]);
+                acc[t][2] = fmaf((float)c[2], dw.y * d_a.x, acc[t][2]);
+                acc[t][3] = fmaf((float)c[3], dw.y * d_a.y, acc[t][3]);
+            }
+        }
+
+        // Lanes t and t + 2 hold the same outputs, from the two blocks of each chunk.
+        __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) {
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc[t][i] += __shfl_xor_sync(0xFFFFFFFFu, acc[t][i], 2);
+        }
+    };
+};
+
+inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K) {
+    return M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(M, K) : gemv_mma_why_not<MmaQ4_0Q8_1>(M, K);
+}
+inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
+    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {
+        constexpr int kTokens = decltype(tokens)::value;
+        if constexpr (kTokens <= MmaQ4_0Q8_1Pairs::kPairTokens) launch_gemv_mma_tokens<MmaQ4_0Q8_1Pairs, kTokens>(p, s);
+        else launch_gemv_mma_tokens<MmaQ4_0Q8_1, kTokens>(p, s);
+    });
+}

@@ -44,11 +44,11 @@
 
 namespace gemv_mma {
 constexpr int kMaxWarps = 16;   // warps per CTA (fewer when K has fewer chunks), each a slice of K
-constexpr int kInFlight = 8;    // chunks loaded ahead per lane (kTilesPerItem 16-byte pieces each)
+constexpr int kInFlight = 4;    // chunks loaded ahead per lane (kTilesPerItem 16-byte pieces each)
 constexpr int kMaxTokens = 8;   // the mma's N
 constexpr int kChunkK = 64;     // values of K per piece
 constexpr int kTileRows = 16;   // the mma's M: weight rows per tile
-constexpr int kTilesPerItem = 1;  // neighbouring 16-row tiles a warp takes per chunk
+constexpr int kTilesPerItem = 2;  // neighbouring 16-row tiles a warp takes per chunk
 constexpr int kPartialBytes = 2 * kTilesPerItem * kMaxWarps * 32 * 16;  // [2][tile][warp][lane] float4: partial tiles
 }  // namespace gemv_mma
 

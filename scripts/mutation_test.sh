@@ -62,6 +62,7 @@ gemv_mma_q4_0_no_minus_8|step3_w4a16/kernels/06_gemv_mma.cuh|s/__float2half2_rn\
 q4_0_mma16_pad|step3_w4a16/w4a16_formats.h|s/\(int\)\(k % QK4_0\)\); \}, 8\);/(int)(k % QK4_0)); }, 0);/|test_w4a16_cpu|^step3_cpu|cpu
 gemv_mma_pairs_one_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/odd \? w\[t\].d\[1\] : w\[t\].d\[0\]/w[t].d[0]/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_pairs_no_fold|step4_w4a8/kernels/10_gemv_mma.cuh|s/acc\[t\]\[i\] \+= __shfl_xor_sync\(0xFFFFFFFFu, acc\[t\]\[i\], 2\);/acc[t][i] += 0.f;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_pairs_zero_short|step4_w4a8/kernels/10_gemv_mma.cuh|s/kZeroBytes = QK4_0;/kZeroBytes = 16;/|step4_w4a8|^step4_shape_4x37x4224$|gpu
 resident_k_limit|common/gemv_resident.cuh|s/if \(K \/ 32 > gemv_resident::kMaxThreads\)/if (K \/ 32 >= gemv_resident::kMaxThreads)/|test_common|^test_common$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu
 exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_with\);/(void)kern;/|test_common|^test_common$|cpu

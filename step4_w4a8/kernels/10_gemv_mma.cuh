@@ -136,8 +136,10 @@ struct MmaQ4_0Q8_1Pairs {
     using Stream = MmaQ4_0Q8_1::Stream;
     static constexpr int kPairTokens = 4;
 
-    // MmaQ4_0Q8_1's staged activations, then a 16-byte row of zeros (B where a column's block is not).
-    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_0Q8_1::act_bytes(tokens, max_chunks) + 16; }
+    // MmaQ4_0Q8_1's staged activations, then 32 bytes of zeros (B where a column's block is not;
+    // both halves of a block, as a real row has).
+    static constexpr int kZeroBytes = QK4_0;
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_0Q8_1::act_bytes(tokens, max_chunks) + kZeroBytes; }
 
     struct Acts {
         const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
@@ -147,7 +149,8 @@ struct MmaQ4_0Q8_1Pairs {
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
             static_assert(TOKENS <= kPairTokens, "two blocks per mma leave 4 columns per block");
-            if (threadIdx.x % 32 == 0) *reinterpret_cast<uint4*>(mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks)) = make_uint4(0, 0, 0, 0);
+            const int lane = threadIdx.x % 32;
+            if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
             MmaQ4_0Q8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
         }
 

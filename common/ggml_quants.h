@@ -233,6 +233,10 @@ inline void quantize_row_q8_1_ref(const float* x, block_q8_1* y, int64_t k, Q81S
     }
 }
 
+// The 4-bit code of element `col` of a Q4_0 block: element j is the low nibble of qs[j], element
+// j + 16 its high nibble.
+inline int q4_0_code(const block_q4_0& b, int col) { return col < 16 ? b.qs[col] & 0x0F : b.qs[col - 16] >> 4; }
+
 inline void dequantize_row_q4_0(const block_q4_0* x, float* y, int64_t k) {
     for (int64_t b = 0; b < k / QK4_0; ++b, y += QK4_0) {
         const float d = fp16_to_fp32(x[b].d);

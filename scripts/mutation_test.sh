@@ -48,12 +48,21 @@ resident_extra_threads|common/gemv_resident.cuh|s/const bool has_block = block <
 resident_w4a16_act_order|step3_w4a16/kernels/05_gemv_resident.cuh|s/make_float4\(f0.x, f0.y, f1.x, f1.y\)/make_float4(f0.y, f0.x, f1.x, f1.y)/|step3_w4a16|^step3_shape_1x4100x4128$|gpu
 profile_metric_pipe|scripts/profile.sh|s/if grep -qx "\$\{m%%.\*\}" <<<"\$known"; then/if printf "%s\\n" "\$known" \x7c grep -qx "\$\{m%%.*\}"; then/|test_common|^profile_script$|cpu
 sass_kind_modifiers|scripts/sass_mix.py|s/return opcode\.split\("\."\)\[0\]/return opcode/|test_common|^sass_mix_script$|cpu
-gemv_mma_row_guard|step4_w4a8/kernels/10_gemv_mma.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
-gemv_mma_one_buffer|step4_w4a8/kernels/10_gemv_mma.cuh|s/parity \^= 1;/parity ^= 0;/|step4_w4a8|^step4_racecheck_gemv_mma_2x8200x4224$|gpu
-gemv_mma_last_chunk|step4_w4a8/kernels/10_gemv_mma.cuh|s/const Slice s\(warp, warps, p.K \/ kMmaChunk8\);/const Slice s(warp, warps, p.K \/ kMmaChunk8 - 1);/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_row_guard|common/gemv_mma.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
+gemv_mma_one_buffer|common/gemv_mma.cuh|s/parity \^= 1;/parity ^= 0;/|step4_w4a8|^step4_racecheck_gemv_mma_2x8200x4224$|gpu
+gemv_mma_last_chunk|common/gemv_mma.cuh|s/const Slice s\(warp, warps, p.K \/ kChunkK\);/const Slice s(warp, warps, p.K \/ kChunkK - 1);/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_token_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/\+ 2 \* \(lane % 4\);/+ (lane % 4);/|step4_w4a8|^step4_shape_8x4100x4224$|gpu
-gemv_mma_finish_one_pass|step4_w4a8/kernels/10_gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
+gemv_mma_finish_one_pass|common/gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
 gemv_mma_lop3_no_sign|step4_w4a8/kernels/10_gemv_mma.cuh|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_slices_floor|common/gemv_mma.cuh|s/count\(\(warp \+ 1\) \* chunks \/ warps - warp \* chunks \/ warps\)/count(chunks \/ warps)/|test_common|^test_common$|cpu
+gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/\+ \(chunk \/ 2\) \* 8\);/+ (chunk \/ 2) * 0);/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[t\]\)/nibbles_to_half2(word >> 4, z_lo[t])/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_g128_stage_short|step3_w4a16/kernels/06_gemv_mma.cuh|s/i < TOKENS \* pieces; i \+= 32/i < TOKENS * pieces - 1; i += 32/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_q4_0_no_minus_8|step3_w4a16/kernels/06_gemv_mma.cuh|s/__float2half2_rn\(1032.0f\);  \/\/ 1024 \+ 8/__float2half2_rn(1024.0f);  \/\/ 1024 + 8/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+q4_0_mma16_pad|step3_w4a16/w4a16_formats.h|s/\(int\)\(k % QK4_0\)\); \}, 8\);/(int)(k % QK4_0)); }, 0);/|test_w4a16_cpu|^step3_cpu|cpu
+gemv_mma_pairs_one_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/odd \? w\[t\].d\[1\] : w\[t\].d\[0\]/w[t].d[0]/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_pairs_no_fold|step4_w4a8/kernels/10_gemv_mma.cuh|s/acc\[t\]\[i\] \+= __shfl_xor_sync\(0xFFFFFFFFu, acc\[t\]\[i\], 2\);/acc[t][i] += 0.f;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_pairs_zero_short|step4_w4a8/kernels/10_gemv_mma.cuh|s/kZeroBytes = QK4_0;/kZeroBytes = 16;/|step4_w4a8|^step4_shape_4x37x4224$|gpu
 resident_k_limit|common/gemv_resident.cuh|s/if \(K \/ 32 > gemv_resident::kMaxThreads\)/if (K \/ 32 >= gemv_resident::kMaxThreads)/|test_common|^test_common$|cpu
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu
 exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_with\);/(void)kern;/|test_common|^test_common$|cpu

@@ -31,6 +31,7 @@
 #include "kernels/03_gemv.cuh"
 #include "kernels/04_mma_g128.cuh"
 #include "kernels/05_gemv_resident.cuh"
+#include "kernels/06_gemv_mma.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -105,6 +106,8 @@ std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a
 std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
 std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
 std::string resident_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_resident_why_not(M, K); }
+std::string gemv_mma_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_mma_why_not(M, K); }
+std::string gemv_mma_q4_0_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_mma_q4_0_why_not(M, K); }
 std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
 
 struct Step3Kernel {
@@ -128,6 +131,10 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_gemv_resident<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, resident_limits},
     {{"gemv_resident_g128", "05 the same for group-128 INT4"}, launch_w4a16_gemv_resident<GemvG128>, Weights::G128, Acts::F16, {},
      Pipe::Fp32, resident_limits},
+    {{"gemv_mma_q4_0", "06 M<=8: tensor cores for decoding, repacked Q4_0 straight into mma fragments, tokens as columns"},
+     launch_w4a16_gemv_mma_q4_0, Weights::Q4_0, Acts::F16, {80}, Pipe::Fp16Tensor, gemv_mma_q4_0_limits},
+    {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"},
+     launch_w4a16_gemv_mma, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, gemv_mma_limits},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
@@ -214,7 +221,7 @@ struct DeviceProblem {
     DeviceBuffer<block_q4_0> q4_blocks;
     DeviceBuffer<uint8_t> q4_qs;
     DeviceBuffer<ggml_half> q4_d, g128_s, w8_s;
-    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales;
+    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales, q4_mma_words, q4_mma_scales;
     DeviceBuffer<uint8_t> g128_z;
     DeviceBuffer<int8_t> w8_q;
     DeviceBuffer<float> c;
@@ -226,6 +233,7 @@ struct DeviceProblem {
     W4A16Args args(int i) const {
         return W4A16Args{copy(a_f32, i),     reinterpret_cast<const __half*>(copy(a_f16, i)),     copy(q4_blocks, i), copy(q4_qs, i),    copy(q4_d, i),
                          copy(g128_q, i),    copy(g128_s, i),    copy(g128_z, i),    copy(mma_words, i), copy(mma_scales, i),
+                         copy(q4_mma_words, i), copy(q4_mma_scales, i),
                          copy(w8_q, i),      copy(w8_s, i),      c.get(),            (int)M,             (int)N,
                          (int)K};
     }
@@ -265,7 +273,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
     for (int w = 0; w < 5; ++w)
         if (need[w]) {
             smallest = std::min(smallest, weight_bytes((Weights)w, c.N, c.K));
-            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 || w == (int)Weights::G128 ? 2 : 1);
+            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 ? 3 : w == (int)Weights::G128 ? 2 : 1);
         }
     per_copy += (need_a32 ? 4.0 : 0.0) * c.M * c.K + (need_a16 ? 2.0 : 0.0) * c.M * c.K;
     const L2Rotation rot = plan_l2_rotation(gpu, (size_t)smallest + 2 * c.M * c.K, !opt.check_only);
@@ -291,6 +299,11 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
         d.q4_blocks = upload_rotated(h.q4, rot.copies);
         d.q4_qs = upload_rotated(r.qs, rot.copies);
         d.q4_d = upload_rotated(r.d, rot.copies);
+        if (c.K % kMmaChunkK == 0) {
+            const Q4_0MmaLayout16 m = repack_q4_0_for_mma16(h.q4, c.N, c.K);
+            d.q4_mma_words = upload_rotated(m.words, rot.copies);
+            d.q4_mma_scales = upload_rotated(m.scales, rot.copies);
+        }
     }
     if (need[(int)Weights::G128] && c.K % kGroupSize == 0) {
         h.g128 = quantize_g128(h.W, c.N, c.K);
@@ -366,7 +379,7 @@ const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
 bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "gemv_resident_g128", "mma_g128", kCublasHgemm.name};
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128", kCublasHgemm.name};
     std::vector<std::vector<ResultRow>> all;
     all.reserve(kSweepShapes.size() * kSweepM.size());
     bool pass = true;

@@ -4,6 +4,7 @@
 // float64 loop. Ends with "N passed, M failed".
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
+#include "../common/q4_0_layout.cuh"
 #include "../tests/unit_test.h"
 #include "w4a16_formats.h"
 
@@ -125,6 +126,44 @@ static void test_mma_repack() {
     EXPECT(bad_scales == 0);
 }
 
+// Q4_0 in the same fragment order (the decoding tensor-core GEMV): every nibble where the model
+// says, padding rows code 8 (value 0), and per (tile, block, g) half2(d[g], d[g+8]), padding d = 0.
+static void test_q4_0_mma_repack() {
+    constexpr int64_t N = 20, K = 192;
+    std::vector<float> w(N * K);
+    fill_normal(w, 17, 4);
+    const std::vector<block_q4_0> q = quantize_rows_q4_0(w, N, K);
+    const Q4_0MmaLayout16 r = repack_q4_0_for_mma16(q, N, K);
+    EXPECT(r.row_tiles == 2 && r.words.size() == (size_t)(2 * (K / kMmaK) * 32));
+    const int64_t nblocks = K / QK4_0;
+    size_t bad = 0;
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
+            for (int lane = 0; lane < 32; ++lane)
+                for (int reg = 0; reg < 4; ++reg)
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
+                        const uint32_t word = r.words[mma_word_index(tile, ks, lane, K)];
+                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
+                        const int64_t n = tile * kMmaRows + row, k = ks * kMmaK + col;
+                        const block_q4_0& b = q[std::min<int64_t>(n, N - 1) * nblocks + k / QK4_0];
+                        const int j = (int)(k % QK4_0);  // ggml: element j is qs[j]'s low nibble, j + 16 its high one
+                        const int want = n < N ? (j < 16 ? b.qs[j] & 0x0F : b.qs[j - 16] >> 4) : 8;
+                        bad += got != want;
+                    }
+    EXPECT(bad == 0);
+    size_t bad_scales = 0;
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int gi = 0; gi < 8; ++gi)
+                for (int h = 0; h < 2; ++h) {
+                    const int64_t n = tile * kMmaRows + gi + 8 * h;
+                    const ggml_half got = (ggml_half)(r.scales[(tile * nblocks + b) * 8 + gi] >> (16 * h));
+                    bad_scales += got != (n < N ? q[n * nblocks + b].d : (ggml_half)0);
+                }
+    EXPECT(bad_scales == 0);
+}
+
 // The 0x6400 trick on the host, for every code and zero point: OR the code into 0x6400, read
 // it as fp16, subtract 1024 + z: exactly q - z. And the W8 variant: byte b, sign bit flipped,
 // under 0x64: 1024 + b + 128; minus 1152 gives b, for all 256 bytes.
@@ -166,6 +205,7 @@ int main() {
     test_g128_nibble_order();
     test_w8();
     test_mma_repack();
+    test_q4_0_mma_repack();
     test_half_trick();
     test_reference();
     return unit_test_summary();

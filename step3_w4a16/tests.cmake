@@ -11,7 +11,10 @@ set_tests_properties(step3_cpu_formats_and_repack PROPERTIES LABELS cpu TIMEOUT 
 # K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
 # M = 1..8, 9, 17, 37 and 129 take each of mma_g128's tile shapes.
 add_gpu_test(step3_lesson_cases step3_w4a16)
-add_gpu_shape_tests(step3 step3_w4a16 1x100x128 2x4100x4224 3x1x4224 9x100x128 17x4100x4224 37x100x4224 129x4100x128 1x4100x4128 2x100x32 8x100x4224)
+# gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
+# staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
+add_gpu_shape_tests(step3 step3_w4a16 1x100x128 2x4100x4224 3x1x4224 9x100x128 17x4100x4224 37x100x4224 129x4100x128 1x4100x4128 2x100x32 8x100x4224
+                    5x33x256 8x37x12288 8x37x14336)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
@@ -23,6 +26,9 @@ add_sanitizer_test(step3_racecheck_129x100x4224 racecheck step3_w4a16 --m 129 --
 add_sanitizer_test(step3_racecheck_2x100x4224 racecheck step3_w4a16 --m 2 --n 100 --k 4224)
 # gemv_resident_*: N = 4101 is not a multiple of the rows a CTA takes per stage (4).
 add_sanitizer_test(step3_memcheck_1x4101x4224 memcheck step3_w4a16 --m 1 --n 4101 --k 4224)
+# gemv_mma_g128 alone: a ragged N with a CTA of 2 warps; 513 row tiles, so CTAs reuse each buffer of partial tiles.
+add_sanitizer_test(step3_memcheck_gemv_mma_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128 --kernel gemv_mma_g128)
+add_sanitizer_test(step3_racecheck_gemv_mma_2x8200x4224 racecheck step3_w4a16 --m 2 --n 8200 --k 4224 --kernel gemv_mma_g128)
 
 add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
 add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)

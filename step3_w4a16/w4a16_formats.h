@@ -196,25 +196,36 @@ inline size_t mma_word_index(int64_t tile, int64_t kstep, int lane, int64_t K) {
     return (((size_t)tile * (K / kMmaChunkK) + kstep / kKStepsPerLoad) * 32 + lane) * kKStepsPerLoad + kstep % kKStepsPerLoad;
 }
 
-inline G128MmaLayout repack_g128_for_mma(const G128Weights& g) {
-    G128MmaLayout r;
-    r.row_tiles = (g.N + kMmaRows - 1) / kMmaRows;
-    r.K = g.K;
-    const int64_t groups = g.K / kGroupSize, ksteps = g.K / kMmaK;
-    r.words.assign(r.row_tiles * ksteps * 32, 0);
-    r.scales.assign(r.row_tiles * groups * 8 * 2, 0);
-    parallel_for(r.row_tiles, [&](int64_t tile) {
+// The words of a repacked stream ([row_tiles][K/64][32 lanes][4 K-steps], see above) from any
+// 4-bit code(n, k); rows past N get pad_code.
+template <class Code>
+inline std::vector<uint32_t> pack_mma_words(int64_t N, int64_t K, Code code, int pad_code) {
+    const int64_t row_tiles = (N + kMmaRows - 1) / kMmaRows, ksteps = K / kMmaK;
+    std::vector<uint32_t> words(row_tiles * ksteps * 32, 0);
+    parallel_for(row_tiles, [&](int64_t tile) {
         for (int64_t ks = 0; ks < ksteps; ++ks)
             for (int lane = 0; lane < 32; ++lane) {
                 uint32_t word = 0;
                 for (int i = 0; i < 8; ++i) {
                     const MmaFragmentPosition p = mma_a_position(lane, i);
                     const int64_t n = tile * kMmaRows + p.row;
-                    const int q = n < g.N ? g128_code(g, n, ks * kMmaK + p.col) : 0;
+                    const int q = n < N ? code(n, ks * kMmaK + p.col) : pad_code;
                     word |= (uint32_t)q << (4 * i);
                 }
-                r.words[mma_word_index(tile, ks, lane, g.K)] = word;
+                words[mma_word_index(tile, ks, lane, K)] = word;
             }
+    });
+    return words;
+}
+
+inline G128MmaLayout repack_g128_for_mma(const G128Weights& g) {
+    G128MmaLayout r;
+    r.row_tiles = (g.N + kMmaRows - 1) / kMmaRows;
+    r.K = g.K;
+    const int64_t groups = g.K / kGroupSize;
+    r.words = pack_mma_words(g.N, g.K, [&](int64_t n, int64_t k) { return g128_code(g, n, k); }, 0);
+    r.scales.assign(r.row_tiles * groups * 8 * 2, 0);
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
         for (int64_t j = 0; j < groups; ++j)
             for (int gi = 0; gi < 8; ++gi) {
                 ggml_half s[2] = {0, 0}, z[2];
@@ -228,6 +239,35 @@ inline G128MmaLayout repack_g128_for_mma(const G128Weights& g) {
                 r.scales[at] = (uint32_t)s[0] | (uint32_t)s[1] << 16;
                 r.scales[at + 1] = (uint32_t)z[0] | (uint32_t)z[1] << 16;
             }
-    });
+    return r;
+}
+
+// Q4_0 in the same fragment order (the decoding tensor-core GEMV, kernels/06_gemv_mma.cuh): the
+// nibbles as above (padding rows: code 8, the value 0), and per (16-row tile, 32-value block, g)
+// one word half2(d[g], d[g+8]) (padding rows: d = 0). A block is two K-steps.
+struct Q4_0MmaLayout16 {
+    int64_t row_tiles = 0, K = 0;
+    std::vector<uint32_t> words;   // [row_tiles][K/64][32 lanes][4 K-steps]
+    std::vector<uint32_t> scales;  // [row_tiles][K/32][8 g]: half2(d[g], d[g+8])
+};
+
+// K must be a multiple of 64.
+inline Q4_0MmaLayout16 repack_q4_0_for_mma16(const std::vector<block_q4_0>& w, int64_t N, int64_t K) {
+    Q4_0MmaLayout16 r;
+    r.row_tiles = (N + kMmaRows - 1) / kMmaRows;
+    r.K = K;
+    const int64_t nblocks = K / QK4_0;
+    r.words = pack_mma_words(N, K, [&](int64_t n, int64_t k) { return q4_0_code(w[n * nblocks + k / QK4_0], (int)(k % QK4_0)); }, 8);
+    r.scales.assign(r.row_tiles * nblocks * 8, 0);
+    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int gi = 0; gi < 8; ++gi) {
+                uint32_t d[2] = {0, 0};
+                for (int half = 0; half < 2; ++half) {
+                    const int64_t n = tile * kMmaRows + gi + 8 * half;
+                    if (n < N) d[half] = w[n * nblocks + b].d;
+                }
+                r.scales[(tile * nblocks + b) * 8 + gi] = d[0] | d[1] << 16;
+            }
     return r;
 }

@@ -16,9 +16,10 @@ add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes chec
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
-# 162 KB of shared memory per CTA.
+# 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
 add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360 1x37x16416
-                    3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128 8x4100x4224 5x33x192 7x4101x64 8x37x16384)
+                    3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128 8x4100x4224 5x33x192 7x4101x64 8x37x16384
+                    1x100x4224 4x37x4224)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -39,6 +40,7 @@ add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --
 # tiles; memcheck on a ragged N with idle warps.
 add_sanitizer_test(step4_racecheck_gemv_mma_2x8200x4224 racecheck step4_w4a8 --m 2 --n 8200 --k 4224 --kernel gemv_mma)
 add_sanitizer_test(step4_memcheck_gemv_mma_7x4101x192 memcheck step4_w4a8 --m 7 --n 4101 --k 192 --kernel gemv_mma)
+add_sanitizer_test(step4_memcheck_gemv_mma_3x4101x192 memcheck step4_w4a8 --m 3 --n 4101 --k 192 --kernel gemv_mma)  # M <= 4: block pairs
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

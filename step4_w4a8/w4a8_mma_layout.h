@@ -36,9 +36,6 @@ inline Int8FragmentPosition mma8_a_position(int lane, int j, int e) {
     return {lane / 4 + 8 * (j & 1), 4 * (lane % 4) + e + 16 * (j >> 1)};
 }
 
-// The nibble of element `col` of a Q4_0 block (element j: low nibble of qs[j]; j + 16: high).
-inline int q4_0_code(const block_q4_0& b, int col) { return col < 16 ? b.qs[col] & 0x0F : b.qs[col - 16] >> 4; }
-
 struct Q4_0MmaLayout {
     int64_t row_tiles = 0, K = 0;
     std::vector<uint32_t> words;   // [row_tiles][K/64][32][4]

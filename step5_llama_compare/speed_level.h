@@ -25,7 +25,7 @@
 // The shapes of level 4: llama.cpp's three matrices at these batch sizes.
 const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
 // The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores above).
-const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "mma_g128"};
+const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128"};
 const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8"};
 
 struct StepTiming {

@@ -3,6 +3,7 @@
 // through tests/cli_table.sh), the cold-L2 plan, grid limits, peaks and the architecture gate.
 // Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
+#include "gemv_mma.cuh"
 #include "gemv_resident.cuh"
 #include "llama_times.h"
 #include "reference_gemm.h"
@@ -192,6 +193,23 @@ static void test_gemv_resident_shape() {
     EXPECT(!gemv_resident_why_not(9, 4096, 8).empty() && !gemv_resident_why_not(3, 4096, 2).empty());
 }
 
+// The tensor-core GEMV's slices: the warps of a CTA (at most 16, at most one per 64-value chunk)
+// cover K's chunks once, in order, each warp at least one, none longer than the staged maximum.
+static void test_gemv_mma_slices() {
+    for (int chunks = 1; chunks <= 300; ++chunks) {
+        const int K = chunks * gemv_mma::kChunkK, warps = gemv_mma_warps(K);
+        EXPECT(warps == std::min(chunks, gemv_mma::kMaxWarps));
+        int next = 0, longest = 0;
+        for (int w = 0; w < warps; ++w) {
+            const Slice s(w, warps, chunks);
+            EXPECT(s.first == next && s.count >= 1);
+            next = s.first + s.count;
+            longest = std::max(longest, s.count);
+        }
+        EXPECT(next == chunks && longest == gemv_mma_max_chunks(K));
+    }
+}
+
 static void test_peaks_and_arch_gate() {
     EXPECT(ops_per_clock_per_sm(90, Pipe::Fp32) == 256 && ops_per_clock_per_sm(80, Pipe::Fp32) == 128);
     EXPECT(ops_per_clock_per_sm(90, Pipe::Int8Tensor) == 2 * ops_per_clock_per_sm(90, Pipe::Fp16Tensor));
@@ -233,6 +251,7 @@ int main() {
     test_l2_rotation();
     test_launch_limits();
     test_gemv_resident_shape();
+    test_gemv_mma_slices();
     test_peaks_and_arch_gate();
     test_reference_gemm();
     test_data();

@@ -20,103 +20,12 @@
 #pragma once
 
 #include "../../common/async_copy.cuh"
-#include "../../common/errors.cuh"
-#include "../../common/gpu.cuh"
-#include "../../common/launch.h"
+#include "../../common/gemv_mma.cuh"
 #include "../../common/mma.cuh"
-#include "../../common/pdl.cuh"
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
 
-#include <string>
-
-namespace gemv_mma {
-constexpr int kMaxWarps = 16;    // warps per CTA (fewer when K has fewer 64-value chunks), each a slice of K
-constexpr int kInFlight = 8;     // 16-byte weight loads in flight per lane
-constexpr int kMaxTokens = 8;    // the mma's N
-constexpr int kRowPad = 16;      // bytes after each token's codes: ldmatrix rows fall in different banks
-static_assert(kMaxTokens == 8, "the tokens are the 8 columns of m16n8k32");
-
-__host__ __device__ inline int warps_for(int K) { return min(kMaxWarps, K / kMmaChunk8); }
-
-// Warp w of W takes chunks [w·C/W, (w+1)·C/W) of the C chunks of K: every warp one or more.
-struct Slice {
-    int first, count;
-    __host__ __device__ Slice(int warp, int warps, int chunks)
-        : first(warp * chunks / warps), count((warp + 1) * chunks / warps - warp * chunks / warps) {}
-};
-
-// One warp's corner of shared memory: the codes of its slice for every token (rows of
-// max_count·64 + kRowPad bytes), then d_a / 16 of 8 tokens per block (token t >= M repeats M - 1).
-struct WarpSmem {
-    int max_count;  // the longest slice, in chunks
-    __host__ __device__ int code_stride() const { return max_count * kMmaChunk8 + kRowPad; }
-    __host__ __device__ int code_bytes(int tokens) const { return tokens * code_stride(); }
-    __host__ __device__ int bytes(int tokens) const { return code_bytes(tokens) + max_count * kBlocksPerLoad * kMaxTokens * 4; }
-};
-__host__ __device__ inline WarpSmem warp_smem(int K) {
-    const int chunks = K / kMmaChunk8, warps = warps_for(K);
-    return {(chunks + warps - 1) / warps};
-}
-constexpr int kPartialBytes = 2 * kMaxWarps * 32 * 16;  // [2][warp][lane] float4: the warps' partial tiles
-inline size_t smem_bytes(int tokens, int K) { return (size_t)warps_for(K) * warp_smem(K).bytes(tokens) + kPartialBytes; }
-
-// One lane's 16-byte piece of a tile's chunk (two blocks) and the two blocks' scales (d[g], d[g+8]).
-struct WeightPiece {
-    uint4 q;
-    uint32_t d[2];
-};
-
-// Where a warp's next piece comes from: it walks its slice of tile blockIdx.x, then the same
-// slice of tile blockIdx.x + gridDim.x, and so on (pointers advance; no index is recomputed).
-struct PieceStream {
-    const uint4* q;       // this lane's 16 bytes of the next chunk
-    const uint32_t* d;    // its scales, block 2c (block 2c + 1 is 8 words on)
-    int j, count;         // position in the slice, its length
-    size_t q_skip, d_skip;  // from past the slice's end in one tile to its start in the next
-    __device__ PieceStream(const W4A8Args& p, Slice s) : j(0), count(s.count) {
-        const int lane = threadIdx.x % 32, chunks = p.K / kMmaChunk8;
-        q = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)blockIdx.x * chunks + s.first) * 32 + lane;
-        d = p.mma_scales + ((size_t)blockIdx.x * 2 * chunks + 2 * s.first) * 8 + lane / 4;
-        q_skip = ((size_t)gridDim.x * chunks - s.count) * 32;
-        d_skip = ((size_t)gridDim.x * chunks - s.count) * 16;
-    }
-    __device__ __forceinline__ void load(WeightPiece& w) {
-        w.q = __ldcs(q), w.d[0] = __ldcs(d), w.d[1] = __ldcs(d + 8);
-        q += 32, d += 16;
-        if (++j == count) j = 0, q += q_skip, d += d_skip;
-    }
-};
-
-// Copies this warp's slice of the activations into its shared memory: codes with cp.async,
-// d_a / 16 as FP32 for 8 tokens (the 1/16 undoes the weights' 16·(n - 8)).
-template <int TOKENS>
-__device__ void stage_slice(uint8_t* mine, const W4A8Args& p, WarpSmem ws, Slice s) {
-    const int lane = threadIdx.x % 32, pieces = s.count * (kMmaChunk8 / 16), k0 = s.first * kMmaChunk8;
-    for (int i = lane; i < TOKENS * pieces; i += 32) {
-        const int token = i / pieces, piece = i % pieces;
-        copy_16_async(mine + token * ws.code_stride() + piece * 16, p.a_qs + (size_t)token * p.K + k0 + piece * 16);
-    }
-    commit_copies();
-    // The scales: kBatch independent loads per lane in flight at once, then their stores (a loop
-    // of load-then-store would wait for L2 once per element).
-    constexpr int kBatch = 8;
-    float* da = reinterpret_cast<float*>(mine + ws.code_bytes(TOKENS));
-    const int entries = s.count * kBlocksPerLoad * kMaxTokens, b0 = s.first * kBlocksPerLoad;
-    for (int base = lane; base < entries; base += 32 * kBatch) {
-        uint32_t ds[kBatch];
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u) {
-            const int i = base + 32 * u, b = i / kMaxTokens, token = min(i % kMaxTokens, TOKENS - 1);
-            if (i < entries) ds[u] = p.a_ds[(size_t)token * (p.K / QK4_0) + b0 + b];
-        }
-#pragma unroll
-        for (int u = 0; u < kBatch; ++u)
-            if (base + 32 * u < entries) da[base + 32 * u] = __low2float(bits_half2(ds[u])) * 0.0625f;
-    }
-    wait_copies<0>();
-    __syncwarp();
-}
+static_assert(kMmaChunk8 == gemv_mma::kChunkK && kMmaRows8 == gemv_mma::kTileRows, "09's layout is the skeleton's chunk and tile");
 
 // int8_from_high_nibbles (w4a8_mma_layout.h) as one instruction: (w & 0xF0F0F0F0) ^ sign, with
 // sign = 0x80808080 in a register. Written as C++, the compiler keeps both constants as immediates
@@ -127,108 +36,181 @@ __device__ __forceinline__ uint32_t high_nibbles_to_int8(uint32_t w, uint32_t si
     return r;
 }
 
-// The two blocks of one chunk: unpack the nibbles, one mma per block for all tokens, scale.
-// codes: this lane's ldmatrix row at the chunk; da: the chunk's d_a / 16 of tokens 2t, 2t + 1.
-__device__ __forceinline__ void chunk_mma(float (&acc)[4], const WeightPiece& w, const uint8_t* codes, const float* da,
-                                          uint32_t sign) {
-#pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const uint32_t word_a = h == 0 ? w.q.x : w.q.z, word_b = h == 0 ? w.q.y : w.q.w;
-        const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
-                               high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
-        uint32_t b[2];
-        ldmatrix_x2(b, codes + h * QK4_0);
-        int c[4] = {0, 0, 0, 0};
-        mma_m16n8k32_s8_s32(c, a, b);
-        const float2 dw = __half22float2(bits_half2(w.d[h]));                     // rows g and g + 8
-        const float2 d_a = *reinterpret_cast<const float2*>(da + h * kMaxTokens);  // tokens 2t, 2t + 1
-        acc[0] = fmaf((float)c[0], dw.x * d_a.x, acc[0]);
-        acc[1] = fmaf((float)c[1], dw.x * d_a.y, acc[1]);
-        acc[2] = fmaf((float)c[2], dw.y * d_a.x, acc[2]);
-        acc[3] = fmaf((float)c[3], dw.y * d_a.y, acc[3]);
+struct MmaQ4_0Q8_1 {
+    using Args = W4A8Args;
+    static constexpr int kRowPad = 16;  // bytes after each token's codes: ldmatrix rows fall in different banks
+
+    // 09's layout: 16 bytes of nibbles and one scale word per (tile, block, g).
+    using Piece = BlockScalePiece;
+    struct Stream : BlockScaleStream {
+        __device__ Stream(const Args& p, Slice s) : BlockScaleStream(p.mma_words, p.mma_scales, p.N, p.K, s) {}
+    };
+
+    // A warp's staged activations: the codes of its slice for every token (rows of
+    // max_chunks·64 + kRowPad bytes), then d_a / 16 of 8 tokens per block (token t >= M repeats M - 1).
+    __host__ __device__ static int code_stride(int max_chunks) { return max_chunks * kMmaChunk8 + kRowPad; }
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) {
+        return tokens * code_stride(max_chunks) + max_chunks * kBlocksPerLoad * gemv_mma::kMaxTokens * 4;
     }
-}
 
-// The CTA's warps add their partial tiles: lane (g, t) of every warp holds rows g, g + 8 and
-// tokens 2t, 2t + 1; thread (row r, token m) adds them and stores C[m][row].
-template <int TOKENS>
-__device__ __forceinline__ void finish_tile(float (&acc)[4], float4* partial, const W4A8Args& p, int tile) {
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
-    partial[warp * 32 + lane] = make_float4(acc[0], acc[1], acc[2], acc[3]);
-    acc[0] = acc[1] = acc[2] = acc[3] = 0.f;
-    __syncthreads();
-    for (int o = threadIdx.x; o < kMmaRows8 * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
-        const int r = o % kMmaRows8, token = o / kMmaRows8, row = tile * kMmaRows8 + r;
-        const float* mine = reinterpret_cast<const float*>(partial + (r % 8) * 4 + token / 2) + (r / 8) * 2 + token % 2;
-        float sum = 0.f;
-        for (int w = 0; w < warps; ++w) sum += mine[w * 32 * 4];
-        if (row < p.N) p.c[(size_t)token * p.N + row] = sum;
-    }
-}
+    struct Acts : GemvMmaNoFold {
+        const uint8_t* codes;  // this lane's ldmatrix row at chunk 0
+        const float* da;       // d_a / 16 of tokens 2t, 2t + 1 at block 0
 
-template <int TOKENS>
-__global__ void __launch_bounds__(kMaxWarps * 32) w4a8_gemv_mma(W4A8Args p) {
-    extern __shared__ __align__(16) uint8_t smem[];
-    const int warp = threadIdx.x / 32, warps = blockDim.x / 32, lane = threadIdx.x % 32;
-    const int row_tiles = (p.N + kMmaRows8 - 1) / kMmaRows8;
-    const Slice s(warp, warps, p.K / kMmaChunk8);
-    const WarpSmem ws = warp_smem(p.K);
-    uint8_t* mine = smem + warp * ws.bytes(TOKENS);
-    float4* partials = reinterpret_cast<float4*>(smem + warps * ws.bytes(TOKENS));
-
-    // The warp's work: its slice of each of the CTA's tiles, one chunk per item, kInFlight ahead.
-    const int items = (row_tiles - (int)blockIdx.x + (int)gridDim.x - 1) / (int)gridDim.x * s.count;
-    PieceStream stream(p, s);
-    WeightPiece ring[kInFlight];
+        // Codes with cp.async; d_a / 16 as FP32 (the 1/16 undoes the weights' 16·(n - 8)), kBatch
+        // independent loads per lane at once (a loop of load-then-store would wait for L2 per element).
+        template <int TOKENS>
+        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
+            constexpr int kBatch = 8;
+            const int lane = threadIdx.x % 32, pieces = s.count * (kMmaChunk8 / 16), k0 = s.first * kMmaChunk8;
+            for (int i = lane; i < TOKENS * pieces; i += 32) {
+                const int token = i / pieces, piece = i % pieces;
+                copy_16_async(mine + token * code_stride(max_chunks) + piece * 16, p.a_qs + (size_t)token * p.K + k0 + piece * 16);
+            }
+            commit_copies();
+            float* da = reinterpret_cast<float*>(mine + TOKENS * code_stride(max_chunks));
+            const int entries = s.count * kBlocksPerLoad * gemv_mma::kMaxTokens, b0 = s.first * kBlocksPerLoad;
+            for (int base = lane; base < entries; base += 32 * kBatch) {
+                uint32_t ds[kBatch];
 #pragma unroll
-    for (int u = 0; u < kInFlight; ++u)
-        if (u < items) stream.load(ring[u]);  // the weights do not need the quantizer
-    wait_for_prerequisite_grids();
-    stage_slice<TOKENS>(mine, p, ws, s);
-
-    // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes 0-15 of a block, lanes 8-15 at 16-31.
-    const uint8_t* codes0 = mine + min(lane % 8, TOKENS - 1) * ws.code_stride() + ((lane / 8) % 2) * 16;
-    const float* da0 = reinterpret_cast<const float*>(mine + ws.code_bytes(TOKENS)) + 2 * (lane % 4);
-    const uint32_t sign = 0x80808080u;
-    float acc[4] = {0.f, 0.f, 0.f, 0.f};
-    int tile = blockIdx.x, j = 0, parity = 0;
-    for (int i0 = 0; i0 < items; i0 += kInFlight) {
+                for (int u = 0; u < kBatch; ++u) {
+                    const int i = base + 32 * u, b = i / gemv_mma::kMaxTokens, token = min(i % gemv_mma::kMaxTokens, TOKENS - 1);
+                    if (i < entries) ds[u] = p.a_ds[(size_t)token * (p.K / QK4_0) + b0 + b];
+                }
 #pragma unroll
-        for (int u = 0; u < kInFlight; ++u) {
-            if (i0 + u >= items) break;
-            chunk_mma(acc, ring[u], codes0 + j * kMmaChunk8, da0 + j * kBlocksPerLoad * kMaxTokens, sign);
-            if (i0 + u + kInFlight < items) stream.load(ring[u]);
-            if (++j == s.count) {
-                finish_tile<TOKENS>(acc, partials + parity * kMaxWarps * 32, p, tile);
-                j = 0, tile += gridDim.x, parity ^= 1;
+                for (int u = 0; u < kBatch; ++u)
+                    if (base + 32 * u < entries) da[base + 32 * u] = __low2float(bits_half2(ds[u])) * 0.0625f;
+            }
+            wait_copies<0>();
+            __syncwarp();
+        }
+
+        // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes 0-15 of a block, lanes 8-15 at 16-31.
+        template <int TOKENS>
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+            const int lane = threadIdx.x % 32;
+            codes = mine + min(lane % 8, TOKENS - 1) * code_stride(max_chunks) + ((lane / 8) % 2) * 16;
+            da = reinterpret_cast<const float*>(mine + TOKENS * code_stride(max_chunks)) + 2 * (lane % 4);
+        }
+
+        // The two blocks of chunk j: per block the activations once (ldmatrix, d_a), then for each
+        // tile: unpack the nibbles, one mma for all tokens, scale.
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
+            const uint32_t sign = 0x80808080u;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int block = kBlocksPerLoad * j + h;  // within the slice
+                uint32_t b[2];
+                ldmatrix_x2(b, codes + block * QK4_0);
+                const float2 d_a = *reinterpret_cast<const float2*>(da + block * gemv_mma::kMaxTokens);  // tokens 2t, 2t + 1
+#pragma unroll
+                for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                    const uint32_t word_a = h == 0 ? w[t].q.x : w[t].q.z, word_b = h == 0 ? w[t].q.y : w[t].q.w;
+                    const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
+                                           high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
+                    int c[4] = {0, 0, 0, 0};
+                    mma_m16n8k32_s8_s32(c, a, b);
+                    const float2 dw = __half22float2(bits_half2(w[t].d[h]));  // rows g and g + 8
+                    acc[t][0] = fmaf((float)c[0], dw.x * d_a.x, acc[t][0]);
+                    acc[t][1] = fmaf((float)c[1], dw.x * d_a.y, acc[t][1]);
+                    acc[t][2] = fmaf((float)c[2], dw.y * d_a.x, acc[t][2]);
+                    acc[t][3] = fmaf((float)c[3], dw.y * d_a.y, acc[t][3]);
+                }
             }
         }
-    }
-}
+    };
+};
 
-}  // namespace gemv_mma
+// M <= 4: two blocks per mma pair. An mma's 8 columns hold 4 tokens twice: columns 0-3 block 2c
+// of the chunk, columns 4-7 block 2c + 1. Its 32 values of K are half of each block (the first mma
+// the first 16 values of both, the second the last 16), with zeros in B where a column's block is
+// not: so after the two mma every column holds one block's whole integer sum, and one epilogue (4
+// outputs per lane) scales two blocks, where MmaQ4_0Q8_1 spends one per block. The A registers are
+// the same unpacked words in another order: {hi(A), hi(B), hi(A'), hi(B')}, then the low nibbles.
+// Lane (g, t) ends with block 2c (t < 2) or 2c + 1 (t >= 2) of tokens 2t mod 4, +1: lanes t and
+// t + 2 add their sums at the end of a tile (fold).
+struct MmaQ4_0Q8_1Pairs {
+    using Args = W4A8Args;
+    using Piece = MmaQ4_0Q8_1::Piece;
+    using Stream = MmaQ4_0Q8_1::Stream;
+    static constexpr int kPairTokens = 4;
+
+    // MmaQ4_0Q8_1's staged activations, then 32 bytes of zeros (B where a column's block is not;
+    // both halves of a block, as a real row has).
+    static constexpr int kZeroBytes = QK4_0;
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_0Q8_1::act_bytes(tokens, max_chunks) + kZeroBytes; }
+
+    struct Acts {
+        const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
+        int row_step;        // bytes per chunk: 64, or 0 for the zero row
+        const float* da;     // d_a / 16 of this lane's two tokens at its block of chunk 0
+
+        template <int TOKENS>
+        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
+            static_assert(TOKENS <= kPairTokens, "two blocks per mma leave 4 columns per block");
+            const int lane = threadIdx.x % 32;
+            if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
+            MmaQ4_0Q8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+        }
+
+        // ldmatrix rows: matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
+        // zero; matrix 1 (lanes 8-15) is b1, rows 0-3 zero, rows 4-7 tokens 0-3 of the odd block.
+        template <int TOKENS>
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+            const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8, t = lane % 4;
+            const bool real = (r < kPairTokens) == (matrix == 0);
+            const int token = min(r % kPairTokens, TOKENS - 1);
+            row = real ? mine + token * MmaQ4_0Q8_1::code_stride(max_chunks) + matrix * QK4_0
+                       : mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks);
+            row_step = real ? kMmaChunk8 : 0;
+            da = reinterpret_cast<const float*>(mine + TOKENS * MmaQ4_0Q8_1::code_stride(max_chunks)) + (t / 2) * gemv_mma::kMaxTokens +
+                 2 * (t % 2);
+        }
+
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
+            const uint32_t sign = 0x80808080u;
+            const int lane = threadIdx.x % 32, odd = (lane % 4) / 2;  // this lane's C columns: the chunk's odd block?
+            uint32_t b[2][2];  // per half of the blocks
+#pragma unroll
+            for (int h = 0; h < 2; ++h) ldmatrix_x2(b[h], row + j * row_step + h * 16);
+            const float2 d_a = *reinterpret_cast<const float2*>(da + j * kBlocksPerLoad * gemv_mma::kMaxTokens);
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const uint4 q = w[t].q;  // {A, B} of the even block, {A', B'} of the odd one
+                const uint32_t first[4] = {high_nibbles_to_int8(q.x, sign), high_nibbles_to_int8(q.y, sign),
+                                           high_nibbles_to_int8(q.z, sign), high_nibbles_to_int8(q.w, sign)};
+                const uint32_t second[4] = {high_nibbles_to_int8(q.x << 4, sign), high_nibbles_to_int8(q.y << 4, sign),
+                                            high_nibbles_to_int8(q.z << 4, sign), high_nibbles_to_int8(q.w << 4, sign)};
+                int c[4] = {0, 0, 0, 0};
+                mma_m16n8k32_s8_s32(c, first, b[0]);
+                mma_m16n8k32_s8_s32(c, second, b[1]);
+                const float2 dw = __half22float2(bits_half2(odd ? w[t].d[1] : w[t].d[0]));  // rows g and g + 8
+                acc[t][0] = fmaf((float)c[0], dw.x * d_a.x, acc[t][0]);
+                acc[t][1] = fmaf((float)c[1], dw.x * d_a.y, acc[t][1]);
+                acc[t][2] = fmaf((float)c[2], dw.y * d_a.x, acc[t][2]);
+                acc[t][3] = fmaf((float)c[3], dw.y * d_a.y, acc[t][3]);
+            }
+        }
+
+        // Lanes t and t + 2 hold the same outputs, from the two blocks of each chunk.
+        __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) {
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc[t][i] += __shfl_xor_sync(0xFFFFFFFFu, acc[t][i], 2);
+        }
+    };
+};
 
 inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K) {
-    if (M > gemv_mma::kMaxTokens) return "GEMV: needs M <= " + std::to_string(gemv_mma::kMaxTokens);
-    const size_t need = gemv_mma::smem_bytes((int)M, (int)K), have = current_smem_per_block_optin();
-    if (need > have)
-        return "tensor-core GEMV: the activations of M tokens need " + std::to_string(need / 1024) + " KB of shared memory per CTA, the GPU allows " +
-               std::to_string(have / 1024) + " KB";
-    return "";
+    return M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(M, K) : gemv_mma_why_not<MmaQ4_0Q8_1>(M, K);
 }
-
-template <int TOKENS>
-inline void launch_gemv_mma_tokens(const W4A8Args& p, cudaStream_t s) {
-    using namespace gemv_mma;
-    auto kernel = w4a8_gemv_mma<TOKENS>;
-    const size_t smem = smem_bytes(TOKENS, p.K);
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    const int64_t row_tiles = ceil_div(p.N, kMmaRows8);
-    const int threads = warps_for(p.K) * 32;
-    const dim3 grid((unsigned)std::min<int64_t>(row_tiles, ctas_in_one_wave(kernel, threads, smem)));
-    launch_with_pdl(kernel, grid, dim3(threads), smem, s, p);
-}
-
 inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
-    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) { launch_gemv_mma_tokens<decltype(tokens)::value>(p, s); });
+    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {
+        constexpr int kTokens = decltype(tokens)::value;
+        if constexpr (kTokens <= MmaQ4_0Q8_1Pairs::kPairTokens) launch_gemv_mma_tokens<MmaQ4_0Q8_1Pairs, kTokens>(p, s);
+        else launch_gemv_mma_tokens<MmaQ4_0Q8_1, kTokens>(p, s);
+    });
 }

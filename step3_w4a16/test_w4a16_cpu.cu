@@ -85,6 +85,26 @@ static void test_w8() {
     EXPECT(max_code == 127);
 }
 
+// Nibbles of a repacked layout (04's fragment order) that are not where PTX's per-lane model of
+// the m16n8k16 A fragment says: register reg of lane (g, t) holds rows g (reg even) or g + 8 and
+// columns 2t, 2t + 1 (+ 8 for reg >= 2), its two values in bits 4·reg and 16 + 4·reg of the word.
+// want(n, k) is the code of padded row n (n may pass N), column k.
+template <class Want>
+static size_t misplaced_nibbles(const std::vector<uint32_t>& words, int64_t row_tiles, int64_t K, Want want) {
+    size_t bad = 0;
+    for (int64_t tile = 0; tile < row_tiles; ++tile)
+        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
+            for (int lane = 0; lane < 32; ++lane)
+                for (int reg = 0; reg < 4; ++reg)
+                    for (int h = 0; h < 2; ++h) {
+                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
+                        const uint32_t word = words[mma_word_index(tile, ks, lane, K)];
+                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
+                        bad += got != want(tile * kMmaRows + row, ks * kMmaK + col);
+                    }
+    return bad;
+}
+
 // The repacked words against a model written from the PTX ISA's table for the m16n8k16 A
 // fragment (a_j holds row g + 8*(j % 2), columns 2t + 8*(j / 2) + {0, 1}), on a shape with a
 // partial row tile: every nibble lands where the model says, padding rows are code 0.
@@ -95,20 +115,7 @@ static void test_mma_repack() {
     const G128Weights g = quantize_g128(w, N, K);
     const G128MmaLayout r = repack_g128_for_mma(g);
     EXPECT(r.row_tiles == 2);
-    size_t bad = 0;
-    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
-        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
-            for (int lane = 0; lane < 32; ++lane)
-                for (int reg = 0; reg < 4; ++reg)
-                    for (int h = 0; h < 2; ++h) {
-                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
-                        const uint32_t word = r.words[mma_word_index(tile, ks, lane, K)];
-                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
-                        const int64_t n = tile * kMmaRows + row;
-                        const int want = n < N ? g128_code(g, n, ks * kMmaK + col) : 0;
-                        bad += got != want;
-                    }
-    EXPECT(bad == 0);
+    EXPECT(misplaced_nibbles(r.words, r.row_tiles, K, [&](int64_t n, int64_t k) { return n < N ? g128_code(g, n, k) : 0; }) == 0);
     // Scales: half2(s[g], s[g+8]) and half2(1024 + z[g], 1024 + z[g+8]) per (tile, group, g).
     const int64_t groups = K / kGroupSize;
     size_t bad_scales = 0;
@@ -136,22 +143,12 @@ static void test_q4_0_mma_repack() {
     const Q4_0MmaLayout16 r = repack_q4_0_for_mma16(q, N, K);
     EXPECT(r.row_tiles == 2 && r.words.size() == (size_t)(2 * (K / kMmaK) * 32));
     const int64_t nblocks = K / QK4_0;
-    size_t bad = 0;
-    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
-        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
-            for (int lane = 0; lane < 32; ++lane)
-                for (int reg = 0; reg < 4; ++reg)
-                    for (int h = 0; h < 2; ++h) {
-                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
-                        const uint32_t word = r.words[mma_word_index(tile, ks, lane, K)];
-                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
-                        const int64_t n = tile * kMmaRows + row, k = ks * kMmaK + col;
-                        const block_q4_0& b = q[std::min<int64_t>(n, N - 1) * nblocks + k / QK4_0];
-                        const int j = (int)(k % QK4_0);  // ggml: element j is qs[j]'s low nibble, j + 16 its high one
-                        const int want = n < N ? (j < 16 ? b.qs[j] & 0x0F : b.qs[j - 16] >> 4) : 8;
-                        bad += got != want;
-                    }
-    EXPECT(bad == 0);
+    EXPECT(misplaced_nibbles(r.words, r.row_tiles, K, [&](int64_t n, int64_t k) {
+               if (n >= N) return 8;
+               const block_q4_0& b = q[n * nblocks + k / QK4_0];
+               const int j = (int)(k % QK4_0);  // ggml: element j is qs[j]'s low nibble, j + 16 its high one
+               return j < 16 ? b.qs[j] & 0x0F : b.qs[j - 16] >> 4;
+           }) == 0);
     size_t bad_scales = 0;
     for (int64_t tile = 0; tile < r.row_tiles; ++tile)
         for (int64_t b = 0; b < nblocks; ++b)

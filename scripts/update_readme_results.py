@@ -39,6 +39,13 @@ REFUSED = [
 SCRIPT_BLOCKS = {"profile": "scripts/profile.sh", "sass": "scripts/sass_mix.py"}
 
 
+def ignored_tree(readme: pathlib.Path) -> bool:
+    """A README inside what .gitignore leaves out (build/, build-*/, hidden folders such as .venv/):
+    a build tree or an exported copy of the sources, never one of the lessons."""
+    top = readme.parts[0] if len(readme.parts) > 1 else ""
+    return top == "build" or top.startswith("build-") or top.startswith(".")
+
+
 def problems(info: str, logs: dict) -> list:
     found = []
     if "none visible" in info:
@@ -60,7 +67,7 @@ def main() -> int:
     info = (logs_dir / "run_info.txt").read_text().strip()
     root = pathlib.Path(__file__).resolve().parent.parent
     pattern = re.compile(r"(<!-- results:([\w-]+) -->\n).*?(<!-- /results -->)", re.S)
-    readmes = [p for p in sorted(root.glob("**/README.md")) if "build" not in p.parts]
+    readmes = [p for p in sorted(root.glob("**/README.md")) if not ignored_tree(p.relative_to(root))]
     wanted = {m.group(2) for p in readmes for m in pattern.finditer(p.read_text())}
     logs = {}
     for step in sorted(wanted):

@@ -37,14 +37,18 @@ mkdir -p "$work/tree/scripts" "$work/tree/stepx" "$work/ok"
 cp "$src/scripts/update_readme_results.py" "$work/tree/scripts/"
 printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n<!-- results:profile--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n' \
   >"$work/tree/stepx/README.md"
+# A copy of the sources in an ignored build tree (build-*/) keeps its README as it is.
+mkdir -p "$work/tree/build-copy/stepx"
+printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n' >"$work/tree/build-copy/stepx/README.md"
 echo "$good_info" >"$work/ok/run_info.txt"
 printf '%s\n' "$good_log" >"$work/ok/step1_fp32.log"
 printf '== step1_fp32 --kernel naive | ncu ==\n  gpu__time_duration.sum  us  1.0\n' >"$work/ok/profile--step1_fp32--naive--m1.log"
 if python3 "$work/tree/scripts/update_readme_results.py" "$work/ok" >/dev/null 2>&1 &&
    grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/README.md" &&
    grep -q 'Printed by `scripts/profile.sh`' "$work/tree/stepx/README.md" &&
-   grep -q 'gpu__time_duration' "$work/tree/stepx/README.md" && ! grep -q '^old$' "$work/tree/stepx/README.md"; then
-  echo "ok: a passing run fills its blocks, profile blocks included"
+   grep -q 'gpu__time_duration' "$work/tree/stepx/README.md" && ! grep -q '^old$' "$work/tree/stepx/README.md" &&
+   grep -q '^old$' "$work/tree/build-copy/stepx/README.md"; then
+  echo "ok: a passing run fills its blocks, profile blocks included, and leaves build trees alone"
 else
   echo "FAIL: the blocks were not filled as expected"; cat "$work/tree/stepx/README.md"; failures=$((failures + 1))
 fi

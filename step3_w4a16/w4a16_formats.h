@@ -14,6 +14,7 @@
 #pragma once
 
 #include "../common/ggml_quants.h"
+#include "../common/q4_0_mma_scales.h"
 #include "../common/reference_gemm.h"
 
 #include <algorithm>
@@ -172,6 +173,7 @@ inline std::vector<float> from_fp16(const std::vector<ggml_half>& h) {
 // {half2(s[g], s[g+8]), half2(1024 + z[g], 1024 + z[g+8])}.
 
 constexpr int kMmaRows = 16;      // weight rows per tile (the m of m16n8k16)
+static_assert(kMmaRows == kQ4_0MmaTileRows, "Q4_0's scale stream is q4_0_mma_scales.h's");
 constexpr int kMmaK = 16;         // K per mma
 constexpr int kKStepsPerLoad = 4; // K-steps in one lane's 16-byte load
 constexpr int kMmaChunkK = kMmaK * kKStepsPerLoad;  // 64
@@ -258,16 +260,6 @@ inline Q4_0MmaLayout16 repack_q4_0_for_mma16(const std::vector<block_q4_0>& w, i
     r.K = K;
     const int64_t nblocks = K / QK4_0;
     r.words = pack_mma_words(N, K, [&](int64_t n, int64_t k) { return q4_0_code(w[n * nblocks + k / QK4_0], (int)(k % QK4_0)); }, 8);
-    r.scales.assign(r.row_tiles * nblocks * 8, 0);
-    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
-        for (int64_t b = 0; b < nblocks; ++b)
-            for (int gi = 0; gi < 8; ++gi) {
-                uint32_t d[2] = {0, 0};
-                for (int half = 0; half < 2; ++half) {
-                    const int64_t n = tile * kMmaRows + gi + 8 * half;
-                    if (n < N) d[half] = w[n * nblocks + b].d;
-                }
-                r.scales[(tile * nblocks + b) * 8 + gi] = d[0] | d[1] << 16;
-            }
+    r.scales = q4_0_mma_tile_scales(w, N, K);
     return r;
 }

@@ -18,6 +18,7 @@
 #pragma once
 
 #include "../common/ggml_quants.h"
+#include "../common/q4_0_mma_scales.h"
 #include "../common/reference_gemm.h"
 
 #include <cstdint>
@@ -26,6 +27,7 @@
 constexpr int kMmaRows8 = 16;         // weight rows per tile
 constexpr int kBlocksPerLoad = 2;     // Q4_0 blocks in one lane's 16-byte load
 constexpr int kMmaChunk8 = QK4_0 * kBlocksPerLoad;  // 64 values of K
+static_assert(kMmaRows8 == kQ4_0MmaTileRows, "the scale stream is q4_0_mma_scales.h's");
 
 struct Int8FragmentPosition {
     int row, col;  // within the 16 x 32 tile
@@ -72,22 +74,16 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
     r.K = K;
     const int64_t nblocks = K / QK4_0;
     r.words.assign(r.row_tiles * (K / kMmaChunk8) * 32 * 4, 0);
-    r.scales.assign(r.row_tiles * nblocks * 8, 0);
     parallel_for(r.row_tiles, [&](int64_t tile) {
-        for (int64_t b = 0; b < nblocks; ++b) {
+        for (int64_t b = 0; b < nblocks; ++b)
             for (int lane = 0; lane < 32; ++lane) {
                 uint32_t pair[2];
                 pack_lane_words(w, N, tile, b, nblocks, lane, pair);
                 r.words[mma8_word_index(tile, b, lane, 0, K)] = pair[0];
                 r.words[mma8_word_index(tile, b, lane, 1, K)] = pair[1];
             }
-            for (int g = 0; g < 8; ++g) {
-                const int64_t n0 = tile * kMmaRows8 + g, n1 = n0 + 8;
-                const uint32_t d0 = n0 < N ? w[n0 * nblocks + b].d : 0, d1 = n1 < N ? w[n1 * nblocks + b].d : 0;
-                r.scales[(tile * nblocks + b) * 8 + g] = d0 | d1 << 16;
-            }
-        }
     });
+    r.scales = q4_0_mma_tile_scales(w, N, K);
     return r;
 }
 

@@ -91,3 +91,14 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
 // low) nibble of each byte.
 GGML_HD uint32_t int8_from_high_nibbles(uint32_t w) { return (w ^ 0x88888888u) & 0xF0F0F0F0u; }
 GGML_HD uint32_t int8_from_low_nibbles(uint32_t w) { return int8_from_high_nibbles(w << 4); }
+
+#ifdef __CUDACC__
+// int8_from_high_nibbles as one instruction: (w & 0xF0F0F0F0) ^ sign, with sign = 0x80808080 in a
+// register. Written as C++, the compiler keeps both constants as immediates and, since a LOP3
+// takes one, spends two.
+__device__ __forceinline__ uint32_t high_nibbles_to_int8(uint32_t w, uint32_t sign) {
+    uint32_t r;
+    asm("lop3.b32 %0, %1, 0xF0F0F0F0, %2, 0x6A;" : "=r"(r) : "r"(w), "r"(sign));  // 0x6A: (a & b) ^ c
+    return r;
+}
+#endif

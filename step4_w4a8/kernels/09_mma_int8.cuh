@@ -3,7 +3,7 @@
 // Idea: a Q4_0 block times a Q8_1 block is, per output, d_w·d_a·Σ (n - 8)·q: an int8 dot product
 // of 32 values, exactly what one m16n8k32 s8 mma computes for a 16-row x 8-token tile. The
 // weights were repacked offline (w4a8_mma_layout.h) so that a lane's 16-byte shared-memory load
-// holds its fragments for two blocks; one LOP3 per register, (w ^ 0x88888888) & 0xF0F0F0F0,
+// holds its fragments for two blocks; one LOP3 per register, (w & 0xF0F0F0F0) ^ 0x80808080,
 // makes four int8 values 16·(n - 8) with no unpacking loop. The activations are the Q8_1 codes
 // as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows.
 // After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
@@ -150,6 +150,7 @@ template <class C>
 __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
                                               int wk) {
     const int lane = threadIdx.x % 32, matrix = lane / 8;
+    const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
     const uint8_t* w_scales = stage + C::kWeightBytes;
     const uint8_t* act = w_scales + C::kWeightScaleBytes;
     const uint32_t* a_scales = reinterpret_cast<const uint32_t*>(act + C::kActBytes);
@@ -193,8 +194,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         for (int tn = 0; tn < C::kTilesN; ++tn) {
             const uint32_t word_a = (kb % 2 == 0) ? w[tn][kb / 2].x : w[tn][kb / 2].z;
             const uint32_t word_b = (kb % 2 == 0) ? w[tn][kb / 2].y : w[tn][kb / 2].w;
-            const uint32_t a[4] = {int8_from_high_nibbles(word_a), int8_from_high_nibbles(word_b),
-                                   int8_from_low_nibbles(word_a), int8_from_low_nibbles(word_b)};
+            const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
+                                   high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
             const int t = wn * C::kTilesN + tn;
             const float2 dw = __half22float2(bits_half2(
                 *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));

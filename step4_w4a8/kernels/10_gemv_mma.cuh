@@ -27,15 +27,6 @@
 
 static_assert(kMmaChunk8 == gemv_mma::kChunkK && kMmaRows8 == gemv_mma::kTileRows, "09's layout is the skeleton's chunk and tile");
 
-// int8_from_high_nibbles (w4a8_mma_layout.h) as one instruction: (w & 0xF0F0F0F0) ^ sign, with
-// sign = 0x80808080 in a register. Written as C++, the compiler keeps both constants as immediates
-// and, since a LOP3 takes one, spends two.
-__device__ __forceinline__ uint32_t high_nibbles_to_int8(uint32_t w, uint32_t sign) {
-    uint32_t r;
-    asm("lop3.b32 %0, %1, 0xF0F0F0F0, %2, 0x6A;" : "=r"(r) : "r"(w), "r"(sign));  // 0x6A: (a & b) ^ c
-    return r;
-}
-
 struct MmaQ4_0Q8_1 {
     using Args = W4A8Args;
     static constexpr int kRowPad = 16;  // bytes after each token's codes: ldmatrix rows fall in different banks

@@ -4,6 +4,7 @@
 # the named tests reject every one. The table below is the list of bugs our tests must catch.
 #
 # usage: scripts/mutation_test.sh [NAME...]      (default: all; GPU mutations skip without a GPU)
+#        scripts/mutation_test.sh --check         (no build: every substitution still applies to its file)
 # env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -39,7 +40,7 @@ mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
 int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step4_w4a8|^step4_shape_37x100x4224$|gpu
-int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/int8_from_high_nibbles\(word_a\), int8_from_high_nibbles\(word_b\)/int8_from_low_nibbles(word_a), int8_from_low_nibbles(word_b)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(word_a, sign\), high_nibbles_to_int8\(word_b, sign\)/high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/p.a_qs \+ \(size_t\)min\(m0 \+ r, p.M - 1\)/p.a_qs + (size_t)(m0 + r)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu
@@ -53,7 +54,7 @@ gemv_mma_one_buffer|common/gemv_mma.cuh|s/parity \^= 1;/parity ^= 0;/|step4_w4a8
 gemv_mma_last_chunk|common/gemv_mma.cuh|s/const Slice s\(warp, warps, p.K \/ kChunkK\);/const Slice s(warp, warps, p.K \/ kChunkK - 1);/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_token_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/\+ 2 \* \(lane % 4\);/+ (lane % 4);/|step4_w4a8|^step4_shape_8x4100x4224$|gpu
 gemv_mma_finish_one_pass|common/gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
-gemv_mma_lop3_no_sign|step4_w4a8/kernels/10_gemv_mma.cuh|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_mma_lop3_no_sign|step4_w4a8/w4a8_mma_layout.h|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_slices_floor|common/gemv_mma.cuh|s/count\(\(warp \+ 1\) \* chunks \/ warps - warp \* chunks \/ warps\)/count(chunks \/ warps)/|test_common|^test_common$|cpu
 gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/\+ \(chunk \/ 2\) \* 8\);/+ (chunk \/ 2) * 0);/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[t\]\)/nibbles_to_half2(word >> 4, z_lo[t])/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
@@ -69,6 +70,16 @@ exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_
 stub_fail_unexplained|common/driver.cuh|s/info.role == KernelRole::Exercise && !info.written \? info.exercise_file : ""/""/|test_common|^test_common$|cpu
 TABLE
 )
+
+if [ "${1:-}" = --check ]; then  # a kernel edited since its mutation was written leaves a bug that is never planted
+  bad=0
+  while IFS='|' read -r name file subst target tests need; do
+    [ -z "$name" ] && continue
+    if [ ! -f "$file" ] || perl -0pe "$subst" "$file" | cmp -s - "$file"; then echo "does not apply: $name ($file)"; bad=$((bad + 1)); fi
+  done <<<"$MUTATIONS"
+  echo "mutation table: $(grep -c '|' <<<"$MUTATIONS") substitutions, $bad do not apply"
+  [ $bad -eq 0 ]; exit
+fi
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1

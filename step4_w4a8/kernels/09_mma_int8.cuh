@@ -7,8 +7,9 @@
 // makes four int8 values 16·(n - 8) with no unpacking loop. The activations are the Q8_1 codes
 // as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows.
 // After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
-// conversion, one multiply d_w/16 · d_a and one FMA, the epilogue that the anchors' roofline
-// calls the real ceiling of W4A8. Stages (weights, weight scales, activation codes, activation
+// conversion, one multiply d_w · d_a and one FMA, the epilogue that the anchors' roofline
+// calls the real ceiling of W4A8. The codes' factor 16 comes off once per output, at the end: a
+// power of two, so the result is bit for bit that of scaling every block by d_w/16. Stages (weights, weight scales, activation codes, activation
 // scales) are copied with cp.async kStages - 1 stages ahead, as in step 3's mma_g128. Launched
 // with PDL, a CTA fetches its first weights while the quantizer is still writing A.
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
@@ -199,7 +200,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             const int t = wn * C::kTilesN + tn;
             const float2 dw = __half22float2(bits_half2(
                 *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));
-            const float dw_lo = dw.x * 0.0625f, dw_hi = dw.y * 0.0625f;  // rows g and g + 8; the codes are 16·(n - 8)
+            const float dw_lo = dw.x, dw_hi = dw.y;  // rows g and g + 8
 #pragma unroll
             for (int tm = 0; tm < C::kTilesM; ++tm) {
                 int c[4] = {0, 0, 0, 0};
@@ -247,6 +248,13 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
         constexpr int kValues = C::kTilesN * C::kTilesM * 4;
         if (!sum_split_k<C::kWarpsK, kValues>(&acc[0][0][0], reinterpret_cast<float*>(smem), warp / C::kWarpsK, wk)) return;
     }
+    // The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 

@@ -180,19 +180,23 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // Q8_1 in a split layout: the same bytes as block_q8_1, but all codes in one array (qs[n], a
 // block's 32 codes 32-byte aligned) and all (d, s) pairs in another (ds[n/32], the block's first
 // 4 bytes). A GEMV lane then reads a block's codes with two 16-byte loads instead of nine 4-byte
-// ones (step 4, kernel 06). It calls allow_dependent_launch() first, so a kernel launched after
-// it with PDL (pdl.cuh) may start at once and overlap its own first loads with this one.
+// ones (step 4, kernel 06). Given d_f32, it also writes each block's d as FP32 (the fp16 value
+// widened, so exactly the same number): a tensor-core kernel then loads its scales with no
+// conversion (step 4, kernel 09). It calls allow_dependent_launch() first, so a kernel launched
+// after it with PDL (pdl.cuh) may start at once and overlap its own first loads with this one.
 template <Q81Sum SUM>
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
-                               int64_t nblocks) {
+                               float* __restrict__ d_f32, int64_t nblocks) {
     allow_dependent_launch();
     for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         uint32_t ds_bits;
         const LaneQ8 lane = quantize_lane_q8_1<SUM>(v, &ds_bits);
         if (!in) return;
         reinterpret_cast<uint32_t*>(qs)[b * 8 + part] = lane.packed_q;
-        if (part == 0) ds[b] = ds_bits;
+        if (part != 0) return;
+        ds[b] = ds_bits;
+        if (d_f32) d_f32[b] = fp16_to_fp32((ggml_half)(ds_bits & 0xFFFFu));
     });
 }
 
@@ -212,9 +216,10 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
     else
         quantize_q8_1_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
 }
-inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s) {
+inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s,
+                                    float* d_f32 = nullptr) {
     if (sum_mode == Q81Sum::SumX)
-        quantize_q8_1_split_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, n / QK8_1);
+        quantize_q8_1_split_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
     else
-        quantize_q8_1_split_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, n / QK8_1);
+        quantize_q8_1_split_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
 }

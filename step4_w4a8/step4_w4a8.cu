@@ -143,8 +143,9 @@ const std::vector<GemmCase> kLessonCases = {
 
 using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
 
-// Which layout of the quantized activations a kernel reads, and so which quantizer runs first.
-enum class ActivationLayout { Blocks, Split };
+// Which layout of the quantized activations a kernel reads, and so which quantizer runs first:
+// ggml's blocks, the split layout (codes, (d, s) pairs), or the split layout and d as FP32 too.
+enum class ActivationLayout { Blocks, Split, SplitFp32D };
 
 struct Step4Kernel {
     KernelInfo info;
@@ -172,7 +173,7 @@ const std::vector<Step4Kernel> kKernels = {
     {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"},
      launch_w4a8_gemv_resident, w4a8_gemv_resident_why_not, {61}, ActivationLayout::Split},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
-     w4a8_mma_int8_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
+     w4a8_mma_int8_why_not, {80}, ActivationLayout::SplitFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
      launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
@@ -211,6 +212,7 @@ struct DeviceProblem {
     DeviceBuffer<block_q8_1> a_q8;
     DeviceBuffer<int8_t> a_qs;         // the same, split layout
     DeviceBuffer<uint32_t> a_ds;
+    DeviceBuffer<float> a_d;           // each block's d as FP32 (kernel 09)
     DeviceBuffer<uint32_t> mma_words, mma_scales;  // for the tensor-core kernel (only if it runs)
     DeviceBuffer<float> c;
     DeviceBuffer<int32_t> c_i32;
@@ -219,7 +221,7 @@ struct DeviceProblem {
         const size_t copy = (size_t)(i % copies);
         auto rotated = [&](const DeviceBuffer<uint32_t>& b) { return b.get() ? b.get() + copy * (b.count() / copies) : nullptr; };
         return W4A8Args{w_blocks.get() + copy * nblocks_w, w_qs.get() + copy * nblocks_w * 16, w_d.get() + copy * nblocks_w,
-                        a_q8.get(), a_qs.get(), a_ds.get(), rotated(mma_words), rotated(mma_scales), c.get(),
+                        a_q8.get(), a_qs.get(), a_ds.get(), a_d.get(), rotated(mma_words), rotated(mma_scales), c.get(),
                         (int)M, (int)N, (int)K};
     }
     const float* a_f32_copy(int i) const { return a_f32.get() + (size_t)(i % copies) * M * K; }
@@ -322,6 +324,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
     d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
     d.a_ds = DeviceBuffer<uint32_t>(nb_a);
+    d.a_d = DeviceBuffer<float>(nb_a);
     d.c = DeviceBuffer<float>(c.M * c.N);
     d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
     upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
@@ -355,14 +358,22 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     auto quantize_split = [&](int i) {
         quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
     };
+    auto quantize_split_fp32_d = [&](int i) {
+        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream, d.a_d.get());
+    };
     quantize_blocks(0);
-    quantize_split(0);
+    quantize_split_fp32_d(0);
     CUDA_CHECK_LAST();
     const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host(), Aq_split_gpu = blocks_from_split(d.a_qs, d.a_ds);
     const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
+    std::vector<float> d_expected(Aq.size());
+    for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
+    const std::vector<float> d_gpu = d.a_d.to_host();
     const bool same_a = check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-                        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass;
-    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks and split layout: %s the CPU's %zu bytes\n",
+                        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
+                        check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float),
+                                    sizeof(float)).pass;
+    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks, split layout and FP32 d: %s the CPU's %zu bytes\n",
                 same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
 
     const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
@@ -381,8 +392,9 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
                               ? k.why_not(c.M, c.K)
                               : "needs K to be a multiple of " + std::to_string(k.k_multiple);
         run.pipe = k.pipe;
-        run.prepass = k.layout == ActivationLayout::Split ? std::function<void(int)>(quantize_split)
-                                                          : std::function<void(int)>(quantize_blocks);
+        run.prepass = k.layout == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)
+                      : k.layout == ActivationLayout::SplitFp32D ? std::function<void(int)>(quantize_split_fp32_d)
+                                                                 : std::function<void(int)>(quantize_blocks);
         run.prepass_name = "quantize A";
         run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };

@@ -23,6 +23,7 @@ struct W4A8Args {
     const block_q8_1* a;         // [M][K/32] activations, quantized on the GPU
     const int8_t* a_qs;          // the same activations, split layout: codes [M][K] ...
     const uint32_t* a_ds;        // ... and (d, s) half pairs [M][K/32] (GEMV and tensor-core kernels)
+    const float* a_d;            // ... and d once more as FP32 [M][K/32] (the tensor-core kernel 09)
     const uint32_t* mma_words;   // weights repacked for int8 mma.sync (w4a8_mma_layout.h) ...
     const uint32_t* mma_scales;  // ... and their scales
     float* c;                    // [M][N]

@@ -5,13 +5,15 @@
 // weights were repacked offline (w4a8_mma_layout.h) so that a lane's 16-byte shared-memory load
 // holds its fragments for two blocks; one LOP3 per register, (w & 0xF0F0F0F0) ^ 0x80808080,
 // makes four int8 values 16·(n - 8) with no unpacking loop. The activations are the Q8_1 codes
-// as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows.
+// as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows;
+// their scales d_a come as FP32 (the quantizer widens each fp16 d once), so no warp converts them.
 // After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
 // conversion, one multiply d_w · d_a and one FMA, the epilogue that the anchors' roofline
 // calls the real ceiling of W4A8. The codes' factor 16 comes off once per output, at the end: a
-// power of two, so the result is bit for bit that of scaling every block by d_w/16. Stages (weights, weight scales, activation codes, activation
-// scales) are copied with cp.async kStages - 1 stages ahead, as in step 3's mma_g128. Launched
-// with PDL, a CTA fetches its first weights while the quantizer is still writing A.
+// power of two, so the result is bit for bit that of scaling every block by d_w/16. Stages
+// (weights, weight scales, activation codes, activation scales) are copied with cp.async
+// kStages - 1 stages ahead, as in step 3's mma_g128. Launched with PDL, a CTA fetches its first
+// weights while the quantizer is still writing A.
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
 // reference (the exact dequantized dot), not the compensated one.
 // Limit: about 17 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
@@ -46,7 +48,7 @@ struct Config {
     static constexpr int kWeightBytes = kRowTiles * (kBK / kMmaChunk8) * 512;
     static constexpr int kWeightScaleBytes = kRowTiles * kBlocks * 32;  // 8 half2 per (tile, block)
     static constexpr int kActBytes = kBM * kBK;
-    static constexpr int kActScaleBytes = kBM * kBlocks * 4;         // one (d, s) half2 per (token, block)
+    static constexpr int kActScaleBytes = kBM * kBlocks * 4;         // one FP32 d per (token, block)
     static constexpr int kStageBytes = kWeightBytes + kWeightScaleBytes + kActBytes + kActScaleBytes;
     static constexpr int kReduceBytes = (WARPS_K - 1) * WARPS_N * WARPS_M * TILES_N * TILES_M * 4 * 32 * 4;
     static constexpr int kSmemBytes = STAGES * kStageBytes > kReduceBytes ? STAGES * kStageBytes : kReduceBytes;
@@ -131,9 +133,9 @@ struct Loader {
               src = reinterpret_cast<const uint4*>(p.a_qs + (size_t)min(m0 + r, p.M - 1) * p.K) + piece;
               dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
           }),
-          act_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per token, kBlocks (d, s) pairs
+          act_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
               const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
-              src = reinterpret_cast<const uint4*>(p.a_ds + (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0)) + piece;
+              src = reinterpret_cast<const uint4*>(p.a_d + (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0)) + piece;
               dst = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
               k0 = piece * 4 * QK4_0;
           }) {}
@@ -154,7 +156,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
     const uint8_t* w_scales = stage + C::kWeightBytes;
     const uint8_t* act = w_scales + C::kWeightScaleBytes;
-    const uint32_t* a_scales = reinterpret_cast<const uint32_t*>(act + C::kActBytes);
+    const float* a_scales = reinterpret_cast<const float*>(act + C::kActBytes);
     uint4 w[C::kTilesN][2];  // two 16-byte loads per tile: blocks 0-1 and 2-3 of the warp's 4
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn)
@@ -182,14 +184,14 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
                 b[2 * pair][0] = r[0], b[2 * pair][1] = r[1], b[2 * pair + 1][0] = r[2], b[2 * pair + 1][1] = r[3];
             }
         }
-        // d_a of tokens 2t and 2t + 1 of each token tile (the low half of each (d, s) pair).
+        // d_a of tokens 2t and 2t + 1 of each token tile.
         float da[C::kTilesM][2];
 #pragma unroll
         for (int tm = 0; tm < C::kTilesM; ++tm)
 #pragma unroll
             for (int v = 0; v < 2; ++v) {
                 const int token = (wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v;
-                da[tm][v] = __low2float(bits_half2(a_scales[token * C::kBlocks + block]));
+                da[tm][v] = a_scales[token * C::kBlocks + block];
             }
 #pragma unroll
         for (int tn = 0; tn < C::kTilesN; ++tn) {

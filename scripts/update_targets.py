@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Writes each step's table of speed goals (scripts/targets.txt) and where a run stands against
+them, so that "met" and "missed" are generated like every other number in the lessons.
+
+usage: scripts/update_targets.py RESULTS_DIR [README...]
+
+RESULTS_DIR holds one <step>.csv per step (results/NVIDIA_H200). For every README given (default:
+the README.md of every step that targets.txt names), the rows of targets.txt for that README's step
+replace the lines between
+
+    <!-- targets:NAME -->
+    <!-- /targets -->
+
+NAME being the results folder's name. A README's step is the name of its folder (step3_w4a16).
+Exit 1 when a README has no such block, a step has no CSV, or a goal matches no passing row.
+"""
+import csv
+import math
+import os
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+NOT_OURS = ("cublas_", "quantize_a_alone")
+
+
+def number(text: str) -> float:
+    try:
+        return float(text)
+    except ValueError:
+        return math.nan
+
+
+def passed(r: dict) -> bool:
+    return r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))
+
+
+def read_targets(path: pathlib.Path) -> list:
+    targets = []
+    for line in path.read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        step, goal, rows, ours, test = (part.strip() for part in line.split("|"))
+        targets.append({"step": step, "goal": goal, "rows": rows.split(), "ours": ours.split(), "test": test.split()})
+    return targets
+
+
+def matches(r: dict, filters: list) -> bool:
+    for f in filters:
+        key, op, value = re.match(r"(case|M|N|K)(<=|=)(.*)", f).groups()
+        if key == "case" and not r["case"].startswith(value):
+            return False
+        if key != "case" and not (int(r[key]) <= int(value) if op == "<=" else int(r[key]) == int(value)):
+            return False
+    return True
+
+
+def is_ours(kernel: str, ours: list) -> bool:
+    return kernel in ours if ours != ["*"] else not kernel.startswith(NOT_OURS)
+
+
+def judge(target: dict, rows: list) -> tuple:
+    """(where, kernel, measured text, met) for the case that does worst against the goal."""
+    cases = {}
+    for r in rows:
+        if matches(r, target["rows"]):
+            cases.setdefault((r["case"], r["M"], r["N"], r["K"]), []).append(r)
+    kind, bound = target["test"][0], float(target["test"][-2 if target["test"][-1] == "us" else -1])
+    worst = None
+    for (_, m, n, k), rs in cases.items():
+        mine = [r for r in rs if passed(r) and is_ours(r["kernel"], target["ours"])]
+        if not mine:
+            continue
+        best = min(mine, key=lambda r: number(r["time_ms"]))
+        us = number(best["time_ms"]) * 1000
+        if kind == "time":
+            value, text, met = us, f"{us:.1f} us", us <= bound
+        elif kind == "roofline":
+            value = number(best["pct_roofline"])
+            text, met = f"{value:.0f}%", value >= bound
+        else:  # vs KERNEL
+            base = [r for r in rs if passed(r) and r["kernel"] == target["test"][1]]
+            if not base:
+                continue
+            value = number(base[0]["time_ms"]) * 1000 / us
+            text, met = f"{value:.2f}x ({us:.1f} vs {number(base[0]['time_ms']) * 1000:.1f} us)", value >= bound
+        slack = (bound - value) if kind == "time" else (value - bound)
+        if worst is None or slack < worst[4]:
+            worst = (f"M={m} N={n} K={k}", best["kernel"], text, met, slack)
+    if worst is None:
+        raise SystemExit(f"update_targets.py: no passing row for '{target['goal']}' ({target['step']})")
+    return worst[:4]
+
+
+def table(targets: list, rows: list) -> str:
+    lines = ["| goal | case (the worst, if several) | our kernel | measured | status |", "|---|---|---|---|---|"]
+    for t in targets:
+        where, kernel, text, met = judge(t, rows)
+        lines.append(f"| {t['goal']} | {where} | {kernel} | {text} | {'met' if met else 'missed'} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    if len(sys.argv) < 2:
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    results = pathlib.Path(sys.argv[1])
+    targets = read_targets(ROOT / "scripts" / "targets.txt")
+    steps = sorted({t["step"] for t in targets})
+    readmes = [pathlib.Path(p) for p in sys.argv[2:]] or [ROOT / s / "README.md" for s in steps]
+    name = results.resolve().name
+    block = re.compile(rf"(<!-- targets:{re.escape(name)} -->\n).*?(<!-- /targets -->)", re.S)
+    status = 0
+    for readme in readmes:
+        step = readme.resolve().parent.name
+        csv_path = results / f"{step}.csv"
+        if not csv_path.exists():
+            print(f"update_targets.py: no {csv_path}")
+            status = 1
+            continue
+        with csv_path.open() as f:
+            rows = list(csv.DictReader(f))
+        text = readme.read_text()
+        if not block.search(text):
+            print(f"update_targets.py: {readme} has no <!-- targets:{name} --> block")
+            status = 1
+            continue
+        shown = os.path.relpath(results.resolve(), ROOT)
+        generated = (f"Generated by `scripts/update_targets.py {shown}` from `{step}.csv` and "
+                     f"`scripts/targets.txt`.\n\n" + table([t for t in targets if t["step"] == step], rows) + "\n")
+        readme.write_text(block.sub(lambda m: m.group(1) + generated + m.group(2), text))
+        print(f"updated {readme}")
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# usage: test_update_targets.sh SOURCE_DIR
+# scripts/update_targets.py on the committed H200 results, writing into copies of the step READMEs:
+# every goal of scripts/targets.txt gets a row with a status, the real READMEs are untouched, a
+# faster planted time turns a missed goal into met (time and ratio goals both), and a README
+# without the block is refused (exit 1).
+set -u
+src=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAILED: $*"; failures=1; }
+block() { awk '/<!-- targets:res -->/{p=1} p; /<!-- \/targets -->/{p=0}' "$1"; }
+mkdir -p "$work/res"
+for step in step3_w4a16 step4_w4a8; do
+  mkdir -p "$work/$step"
+  sed 's/<!-- targets:NVIDIA_H200 -->/<!-- targets:res -->/' "$src/$step/README.md" >"$work/$step/README.md"
+  cp "$src/results/NVIDIA_H200/$step.csv" "$work/res/"
+done
+before=$(cat "$src"/step3_w4a16/README.md "$src"/step4_w4a8/README.md | md5sum)
+run() { python3 "$src/scripts/update_targets.py" "$work/res" "$work/step3_w4a16/README.md" "$work/step4_w4a8/README.md" >/dev/null; }
+run || fail "exit $? on the committed results"
+for step in step3_w4a16 step4_w4a8; do
+  want=$(grep -c "^$step |" "$src/scripts/targets.txt")
+  got=$(block "$work/$step/README.md" | grep -cE '\| (met|missed) \|$')
+  [ "$got" -eq "$want" ] || fail "$step: $got rows with a status, targets.txt has $want goals"
+done
+[ "$(cat "$src"/step3_w4a16/README.md "$src"/step4_w4a8/README.md | md5sum)" = "$before" ] || fail "a real README changed"
+# Plant: M=4 decoding at 13 us (goal <= 14 us), and HGEMM at M=512 slow enough for 0.7x.
+status_of() { block "$work/$1/README.md" | grep -F "$2" | grep -oE '(met|missed) \|$'; }
+awk -F, -v OFS=, '$2 ~ /^decode; 4 tokens/ && $3 == "gemv_mma" {$7 = "0.013"} 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
+awk -F, -v OFS=, '$2 ~ /^prompt/ && $3 == "cublas_hgemm" {$7 = "1.0"} 1' "$src/results/NVIDIA_H200/step3_w4a16.csv" >"$work/res/step3_w4a16.csv"
+run || fail "exit $? on the planted results"
+[ "$(status_of step4_w4a8 '<= 14 us')" = "met |" ] || fail "M=4 at 13 us is not 'met' for <= 14 us"
+[ "$(status_of step3_w4a16 '0.7x')" = "met |" ] || fail "a 1 ms HGEMM does not meet 0.7x"
+printf 'no block here\n' >"$work/step4_w4a8/README.md"
+run && fail "a README without the block was accepted"
+[ $failures -eq 0 ] && echo "ok: goals tabled, statuses follow the numbers"
+exit $failures

@@ -16,7 +16,7 @@
 // weights while the quantizer is still writing A.
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
 // reference (the exact dequantized dot), not the compensated one.
-// Limit: about 17 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
+// Limit: about 16 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
 // one per clock: at M=512 the kernel is issue-bound, the tensor pipe ~20% busy (README.md).
 #pragma once
 

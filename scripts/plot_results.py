@@ -13,7 +13,6 @@ CUDA, date); OUT_DIR (default RESULTS_DIR/charts) receives PNGs:
                            (results/llama_cpp_h200.csv), when both exist
 Needs matplotlib (requirements.txt): python3 -m venv .venv && .venv/bin/pip install -r requirements.txt
 """
-import csv
 import math
 import pathlib
 import re
@@ -29,7 +28,8 @@ except ImportError:
     print("plot_results.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
     sys.exit(77)
 
-BASELINE_PREFIX = "cublas_"
+from results_csv import BASELINE_PREFIX, number, read_rows, timed
+
 SWEEP_PREFIX = "sweep M="
 SUMMIT_PREFIX = "summit "  # step 4's --summit: its shapes are in the llama.cpp chart, not the ladder
 
@@ -46,18 +46,6 @@ def info_for(step: str, info: str) -> str:
         elif number_of_step in re.findall(r"\d+", prefix.group(1)):
             lines.append(prefix.group(2))
     return "\n".join(textwrap.fill(line, 110) for line in lines)
-
-
-def number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
-
-
-def read_rows(path: pathlib.Path) -> list:
-    with path.open() as f:
-        return list(csv.DictReader(f))
 
 
 def by_case(rows: list) -> dict:
@@ -77,7 +65,7 @@ def speed(r: dict):
 
 
 def plot_ladder(step: str, rows: list, info: str, out: pathlib.Path) -> pathlib.Path:
-    cases = {key[0]: [r for r in rs if r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))]
+    cases = {key[0]: [r for r in rs if timed(r)]
              for key, rs in by_case(rows).items() if not key[0].startswith((SWEEP_PREFIX, SUMMIT_PREFIX))}
     cases = {name: rs for name, rs in cases.items() if rs}
     fig, axes = plt.subplots(len(cases), 1, figsize=(9, 1.2 + 0.32 * sum(len(rs) for rs in cases.values()) + 0.6 * len(cases)),
@@ -117,8 +105,7 @@ def plot_sweep(rows: list, info: str, out: pathlib.Path):
     for (name, *_), rs in by_case(rows).items():
         if not name.startswith(SWEEP_PREFIX):
             continue
-        ours = [number(r["time_ms"]) for r in rs
-                if not r["kernel"].startswith(BASELINE_PREFIX) and r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))]
+        ours = [number(r["time_ms"]) for r in rs if not r["kernel"].startswith(BASELINE_PREFIX) and timed(r)]
         hgemm = [number(r["time_ms"]) for r in rs if r["kernel"] == "cublas_hgemm" and math.isfinite(number(r["time_ms"]))]
         if ours and hgemm:
             points.setdefault(int(rs[0]["K"]), []).append((int(rs[0]["M"]), hgemm[0] / min(ours)))
@@ -148,8 +135,7 @@ def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path
     best_by_shape = {}  # a shape timed in two cases (a lesson case and the summit) gets one bar, its best
     for rs in by_case(rows).values():
         shape = (int(rs[0]["M"]), int(rs[0]["N"]), int(rs[0]["K"]))
-        ours = [r for r in rs if not r["kernel"].startswith(BASELINE_PREFIX) and r["kernel"] != "quantize_a_alone"
-                and r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))]
+        ours = [r for r in rs if not r["kernel"].startswith(BASELINE_PREFIX) and r["kernel"] != "quantize_a_alone" and timed(r)]
         if shape in recorded and ours:
             best = min(ours, key=lambda r: number(r["time_ms"]))
             if shape not in best_by_shape or number(best["time_ms"]) < number(best_by_shape[shape]["time_ms"]):

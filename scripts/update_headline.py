@@ -17,23 +17,11 @@ in README (default: the top-level README.md), NAME being the folder's name. Exit
 README has no such block or the folder has no CSV.
 """
 import csv
-import math
 import pathlib
 import re
 import sys
 
-BASELINE_PREFIX = "cublas_"
-
-
-def number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
-
-
-def timed(r: dict) -> bool:
-    return r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))
+from results_csv import BASELINE_PREFIX, number, read_rows, timed
 
 
 def read_llama(path: pathlib.Path) -> dict:
@@ -48,8 +36,7 @@ def table(results: pathlib.Path) -> str:
     lines = ["| step | case (M, N, K) | our fastest kernel | time | % roofline | vs library, same run | vs llama.cpp (recorded) |",
              "|---|---|---|---|---|---|---|"]
     for path in sorted(results.glob("step*.csv")):
-        with path.open() as f:
-            rows = list(csv.DictReader(f))
+        rows = read_rows(path)
         cases = {}
         for r in rows:
             if not r["case"].startswith("sweep "):

@@ -14,26 +14,15 @@ replace the lines between
 NAME being the results folder's name. A README's step is the name of its folder (step3_w4a16).
 Exit 1 when a README has no such block, a step has no CSV, or a goal matches no passing row.
 """
-import csv
-import math
 import os
 import pathlib
 import re
 import sys
 
+from results_csv import BASELINE_PREFIX, number, read_rows, timed
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-NOT_OURS = ("cublas_", "quantize_a_alone")
-
-
-def number(text: str) -> float:
-    try:
-        return float(text)
-    except ValueError:
-        return math.nan
-
-
-def passed(r: dict) -> bool:
-    return r["status"] == "PASS" and math.isfinite(number(r["time_ms"]))
+NOT_OURS = (BASELINE_PREFIX, "quantize_a_alone")
 
 
 def read_targets(path: pathlib.Path) -> list:
@@ -69,7 +58,7 @@ def judge(target: dict, rows: list) -> tuple:
     kind, bound = target["test"][0], float(target["test"][-2 if target["test"][-1] == "us" else -1])
     worst = None
     for (_, m, n, k), rs in cases.items():
-        mine = [r for r in rs if passed(r) and is_ours(r["kernel"], target["ours"])]
+        mine = [r for r in rs if timed(r) and is_ours(r["kernel"], target["ours"])]
         if not mine:
             continue
         best = min(mine, key=lambda r: number(r["time_ms"]))
@@ -80,7 +69,7 @@ def judge(target: dict, rows: list) -> tuple:
             value = number(best["pct_roofline"])
             text, met = f"{value:.0f}%", value >= bound
         else:  # vs KERNEL
-            base = [r for r in rs if passed(r) and r["kernel"] == target["test"][1]]
+            base = [r for r in rs if timed(r) and r["kernel"] == target["test"][1]]
             if not base:
                 continue
             value = number(base[0]["time_ms"]) * 1000 / us
@@ -119,8 +108,7 @@ def main() -> int:
             print(f"update_targets.py: no {csv_path}")
             status = 1
             continue
-        with csv_path.open() as f:
-            rows = list(csv.DictReader(f))
+        rows = read_rows(csv_path)
         text = readme.read_text()
         if not block.search(text):
             print(f"update_targets.py: {readme} has no <!-- targets:{name} --> block")

@@ -45,6 +45,10 @@ def matches(r: dict, filters: list) -> bool:
     return True
 
 
+def duration(us: float) -> str:
+    return f"{us:.1f} µs" if us < 1000 else f"{us / 1000:.2f} ms"
+
+
 def is_ours(kernel: str, ours: list) -> bool:
     return kernel in ours if ours != ["*"] else not kernel.startswith(NOT_OURS)
 
@@ -64,7 +68,7 @@ def judge(target: dict, rows: list) -> tuple:
         best = min(mine, key=lambda r: number(r["time_ms"]))
         us = number(best["time_ms"]) * 1000
         if kind == "time":
-            value, text, met = us, f"{us:.1f} us", us <= bound
+            value, text, met = us, duration(us), us <= bound
         elif kind == "roofline":
             value = number(best["pct_roofline"])
             text, met = f"{value:.0f}%", value >= bound
@@ -73,7 +77,7 @@ def judge(target: dict, rows: list) -> tuple:
             if not base:
                 continue
             value = number(base[0]["time_ms"]) * 1000 / us
-            text, met = f"{value:.2f}x ({us:.1f} vs {number(base[0]['time_ms']) * 1000:.1f} us)", value >= bound
+            text, met = f"{value:.2f}x ({duration(us)} vs {duration(number(base[0]['time_ms']) * 1000)})", value >= bound
         slack = (bound - value) if kind == "time" else (value - bound)
         if worst is None or slack < worst[4]:
             worst = (f"M={m} N={n} K={k}", best["kernel"], text, met, slack)

@@ -31,7 +31,7 @@ status_of() { block "$work/$1/README.md" | grep -F "$2" | grep -oE '(met|missed)
 awk -F, -v OFS=, '$2 ~ /^decode; 4 tokens/ && $3 == "gemv_mma" {$7 = "0.013"} 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
 awk -F, -v OFS=, '$2 ~ /^prompt/ && $3 == "cublas_hgemm" {$7 = "1.0"} 1' "$src/results/NVIDIA_H200/step3_w4a16.csv" >"$work/res/step3_w4a16.csv"
 run || fail "exit $? on the planted results"
-[ "$(status_of step4_w4a8 '<= 14 us')" = "met |" ] || fail "M=4 at 13 us is not 'met' for <= 14 us"
+[ "$(status_of step4_w4a8 '≤ 14 µs')" = "met |" ] || fail "M=4 at 13 us is not 'met' for ≤ 14 µs"
 [ "$(status_of step3_w4a16 '0.7x')" = "met |" ] || fail "a 1 ms HGEMM does not meet 0.7x"
 printf 'no block here\n' >"$work/step4_w4a8/README.md"
 run && fail "a README without the block was accepted"

@@ -33,6 +33,8 @@ add_sanitizer_test(step4_memcheck_37x100x4224 memcheck step4_w4a8 --m 37 --n 100
 add_sanitizer_test(step4_racecheck_3x100x4224 racecheck step4_w4a8 --m 3 --n 100 --k 4224)
 add_sanitizer_test(step4_memcheck_13x100x4224 memcheck step4_w4a8 --m 13 --n 100 --k 4224)
 add_sanitizer_test(step4_racecheck_129x100x256 racecheck step4_w4a8 --m 129 --n 100 --k 256)
+# The summit's large tile (M > 128) on a ragged last token tile: its copies must stay inside A.
+add_sanitizer_test(step4_memcheck_mma_int8_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8)
 # gemv_resident alone: 480 threads per CTA leave room for one CTA per SM, so 500 stages of rows are more
 # than the CTAs and each CTA reuses its buffers of row sums.
 add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --m 2 --n 2000 --k 15360 --kernel gemv_resident)

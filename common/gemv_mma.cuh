@@ -30,6 +30,7 @@
 // 2t + 1 (the C fragment of m16n8). CTAs are persistent and launched with PDL.
 #pragma once
 
+#include "async_copy.cuh"
 #include "errors.cuh"
 #include "gpu.cuh"
 #include "launch.h"
@@ -58,6 +59,21 @@ struct Slice {
     __host__ __device__ Slice(int warp, int warps, int chunks)
         : first(warp * chunks / warps), count((warp + 1) * chunks / warps - warp * chunks / warps) {}
 };
+
+// A warp's share of staging its activations, for any element size: the slice's chunks of K of each
+// of TOKENS rows (row_bytes apart in global memory, chunk_bytes per chunk) copied with cp.async into
+// shared-memory rows `stride` bytes apart. Committed, not waited for.
+template <int TOKENS>
+__device__ __forceinline__ void gemv_mma_stage_rows(uint8_t* dst, int stride, const uint8_t* src, size_t row_bytes, int chunk_bytes,
+                                                    Slice s) {
+    const int lane = threadIdx.x % 32, pieces = s.count * chunk_bytes / 16;
+    const uint8_t* first = src + (size_t)s.first * chunk_bytes;
+    for (int i = lane; i < TOKENS * pieces; i += 32) {
+        const int token = i / pieces, piece = i % pieces;
+        copy_16_async(dst + token * stride + piece * 16, first + token * row_bytes + piece * 16);
+    }
+    commit_copies();
+}
 
 // Tiles of the group starting at first_tile that exist (the last group may be short); a piece of a
 // missing tile is read from the group's first tile instead: finite data whose rows are never stored.

@@ -60,7 +60,7 @@ gemv_mma_lop3_no_sign|step4_w4a8/w4a8_mma_layout.h|s/%2, 0x6A;/%2, 0xC0;/|step4_
 gemv_mma_slices_floor|common/gemv_mma.cuh|s/count\(\(warp \+ 1\) \* chunks \/ warps - warp \* chunks \/ warps\)/count(chunks \/ warps)/|test_common|^test_common$|cpu
 gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/\+ \(chunk \/ 2\) \* 8\);/+ (chunk \/ 2) * 0);/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[t\]\)/nibbles_to_half2(word >> 4, z_lo[t])/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
-gemv_mma_g128_stage_short|step3_w4a16/kernels/06_gemv_mma.cuh|s/i < TOKENS \* pieces; i \+= 32/i < TOKENS * pieces - 1; i += 32/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_stage_short|common/gemv_mma.cuh|s/i < TOKENS \* pieces; i \+= 32/i < TOKENS * pieces - 1; i += 32/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_q4_0_no_minus_8|step3_w4a16/kernels/06_gemv_mma.cuh|s/__float2half2_rn\(1032.0f\);  \/\/ 1024 \+ 8/__float2half2_rn(1024.0f);  \/\/ 1024 + 8/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 q4_0_mma16_pad|step3_w4a16/w4a16_formats.h|s/\(int\)\(k % QK4_0\)\); \}, 8\);/(int)(k % QK4_0)); }, 0);/|test_w4a16_cpu|^step3_cpu|cpu
 gemv_mma_pairs_one_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/odd \? w\[t\].d\[1\] : w\[t\].d\[0\]/w[t].d[0]/|step4_w4a8|^step4_shape_3x4100x4224$|gpu

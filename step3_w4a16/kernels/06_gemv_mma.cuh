@@ -41,12 +41,8 @@ struct F16SliceActs : GemvMmaNoFold {
 
     template <int TOKENS>
     __device__ static void stage(uint8_t* mine, const W4A16Args& p, int max_chunks, Slice s) {
-        const int lane = threadIdx.x % 32, pieces = s.count * (kMmaChunkK / 8), k0 = s.first * kMmaChunkK;
-        for (int i = lane; i < TOKENS * pieces; i += 32) {
-            const int token = i / pieces, piece = i % pieces;
-            copy_16_async(mine + token * row_stride(max_chunks) + piece * 16, p.a_f16 + (size_t)token * p.K + k0 + piece * 8);
-        }
-        commit_copies();
+        gemv_mma_stage_rows<TOKENS>(mine, row_stride(max_chunks), reinterpret_cast<const uint8_t*>(p.a_f16),
+                                    (size_t)p.K * sizeof(__half), kMmaChunkK * (int)sizeof(__half), s);
         wait_copies<0>();
         __syncwarp();
     }

@@ -53,12 +53,9 @@ struct MmaQ4_0Q8_1 {
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
             constexpr int kBatch = 8;
-            const int lane = threadIdx.x % 32, pieces = s.count * (kMmaChunk8 / 16), k0 = s.first * kMmaChunk8;
-            for (int i = lane; i < TOKENS * pieces; i += 32) {
-                const int token = i / pieces, piece = i % pieces;
-                copy_16_async(mine + token * code_stride(max_chunks) + piece * 16, p.a_qs + (size_t)token * p.K + k0 + piece * 16);
-            }
-            commit_copies();
+            const int lane = threadIdx.x % 32;
+            gemv_mma_stage_rows<TOKENS>(mine, code_stride(max_chunks), reinterpret_cast<const uint8_t*>(p.a_qs), (size_t)p.K,
+                                        kMmaChunk8, s);
             float* da = reinterpret_cast<float*>(mine + TOKENS * code_stride(max_chunks));
             const int entries = s.count * kBlocksPerLoad * gemv_mma::kMaxTokens, b0 = s.first * kBlocksPerLoad;
             for (int base = lane; base < entries; base += 32 * kBatch) {

@@ -30,6 +30,7 @@
 #include "../w4a8_mma_layout.h"
 
 #include <string>
+#include <type_traits>
 
 namespace mma_int8 {
 
@@ -109,6 +110,41 @@ struct CopyStream {
     }
 };
 
+// The activation codes of a stage, for a tile whose threads' pieces lie whole rows apart with the
+// same swizzle key (the large tile: 8 pieces per row, a thread's pieces 16 rows apart): one offset
+// and one row stride per thread instead of an offset per piece (CopyStream), registers the large
+// tile needs. A token past M reads row M - 1, as in CopyStream; only a tile that reaches past M
+// pays for that clamp.
+template <class C>
+struct ActRowStream {
+    static constexpr int kPiecesPerRow = C::kBK / 16;
+    static constexpr int kRowStep = C::kThreads / kPiecesPerRow;  // rows between a thread's pieces
+    static constexpr int kPerThread = C::kBM / kRowStep;
+    static constexpr bool kApplies =  // a tile that splits K keeps CopyStream (its registers are not short)
+        C::kWarpsK == 1 && C::kThreads % kPiecesPerRow == 0 && kRowStep % 8 == 0 && C::kBM % kRowStep == 0;
+    uint32_t src;  // this thread's first piece at stage 0, in 16-byte pieces from the codes' start
+    int dst;       // ... and where it lands in a stage
+    int last;      // its last piece on a real token (pieces past it read that one again)
+
+    __device__ ActRowStream(const W4A8Args& p, int m0) {
+        const int r0 = (int)threadIdx.x / kPiecesPerRow, piece = (int)threadIdx.x % kPiecesPerRow;
+        src = (uint32_t)((size_t)min(m0 + r0, p.M - 1) * (p.K / 16) + piece);
+        dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
+        last = min(kPerThread, max(1, (p.M - m0 - r0 + kRowStep - 1) / kRowStep)) - 1;  // row M - 1 if none is real
+    }
+    __device__ __forceinline__ void load(uint8_t* stage, int kt, const W4A8Args& p) const {
+        const uint4* first = reinterpret_cast<const uint4*>(p.a_qs) + (src + (uint32_t)kt * kPiecesPerRow);
+        const size_t row_step = (size_t)kRowStep * (p.K / 16);
+        if (last == kPerThread - 1) {  // the whole tile is real tokens: no clamp
+#pragma unroll
+            for (int j = 0; j < kPerThread; ++j) copy_16_async(stage + dst + j * kRowStep * C::kBK, first + j * row_step);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kPerThread; ++j) copy_16_async(stage + dst + j * kRowStep * C::kBK, first + min(j, last) * row_step);
+        }
+    }
+};
+
 // The four streams of a stage: weights and their scales (known before the quantizer has run) and
 // the activation codes and scales (written by it).
 template <class C>
@@ -116,7 +152,8 @@ struct Loader {
     static constexpr int kChunks = C::kBK / kMmaChunk8;  // 512-byte weight pieces per tile and stage
     CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> weights;
     CopyStream<C, C::kRowTiles * C::kBlocks * 2, C::kBlocks * 2> weight_scales;
-    CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16> act;
+    using ActStream = std::conditional_t<ActRowStream<C>::kApplies, ActRowStream<C>, CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16>>;
+    ActStream act;
     CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_scales;
 
     __device__ Loader(const W4A8Args& p, int tile0, int m0)
@@ -132,11 +169,7 @@ struct Loader {
               src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
               dst = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
           }),
-          act([&](int i, size_t& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
-              const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
-              src = (size_t)min(m0 + r, p.M - 1) * (p.K / 16) + piece;
-              dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
-          }),
+          act(make_act(p, m0)),
           act_scales([&](int i, size_t& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
               const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
               src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
@@ -148,7 +181,21 @@ struct Loader {
         weights.load(stage, kt, p.K, p.mma_words), weight_scales.load(stage, kt, p.K, p.mma_scales);
     }
     __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, const W4A8Args& p) const {
-        act.load(stage, kt, p.K, p.a_qs), act_scales.load(stage, kt, p.K, p.a_d);
+        if constexpr (ActRowStream<C>::kApplies) act.load(stage, kt, p);
+        else act.load(stage, kt, p.K, p.a_qs);
+        act_scales.load(stage, kt, p.K, p.a_d);
+    }
+
+    static __device__ ActStream make_act(const W4A8Args& p, int m0) {
+        if constexpr (ActRowStream<C>::kApplies) {
+            return ActStream(p, m0);
+        } else {
+            return ActStream([&](int i, size_t& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
+                const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
+                src = (size_t)min(m0 + r, p.M - 1) * (p.K / 16) + piece;
+                dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
+            });
+        }
     }
 };
 

@@ -30,6 +30,7 @@
 #include "../w4a8_mma_layout.h"
 
 #include <string>
+#include <type_traits>
 
 namespace mma_int8 {
 
@@ -72,7 +73,9 @@ __device__ __forceinline__ int act_offset(int row, int piece) {
 }
 
 // One of a stage's four copy streams, as one thread sees it: for each 16-byte piece it copies, the
-// shared-memory offset within a stage and the global source in stage 0, worked out once; stage kt
+// shared-memory offset within a stage and the global source in stage 0 (counted in 16-byte pieces
+// from the stream's start: 32 bits, not a 64-bit pointer, per piece; 2^32 pieces are 64 GB, more
+// than the memory check of any run lets an operand be), worked out once; stage kt
 // reads kt * STRIDE pieces further on. A piece of a row or token past the matrix reads the last
 // real one instead (finite data whose outputs are never stored), so no piece needs a flag.
 template <class C, int PIECES, int STRIDE>
@@ -80,7 +83,7 @@ struct CopyStream {
     static constexpr int kPerThread = (PIECES + C::kThreads - 1) / C::kThreads;
     static constexpr bool kRagged = PIECES % C::kThreads != 0;
     static constexpr bool kCheckK = C::kWarpsK > 1;  // only then can a stage reach past K (K % kWarpK == 0)
-    const uint4* src[kPerThread];
+    uint32_t src[kPerThread];
     int dst[kPerThread];
     int k0[kCheckK ? kPerThread : 1];  // the piece's first K within its stage
 
@@ -89,18 +92,55 @@ struct CopyStream {
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
             const int i = min((int)threadIdx.x + j * C::kThreads, PIECES - 1);
+            size_t piece = 0;
             int k = 0;
-            where(i, src[j], dst[j], k);
+            where(i, piece, dst[j], k);
+            src[j] = (uint32_t)piece;
             if constexpr (kCheckK) k0[j] = k;
         }
     }
-    __device__ __forceinline__ void load(uint8_t* stage, int kt, int K) const {
+    __device__ __forceinline__ void load(uint8_t* stage, int kt, int K, const void* start) const {
 #pragma unroll
         for (int j = 0; j < kPerThread; ++j) {
             if (kRagged && (int)threadIdx.x + j * C::kThreads >= PIECES) continue;
             if constexpr (kCheckK)
                 if (kt * C::kBK + k0[j] >= K) continue;
-            copy_16_async(stage + dst[j], src[j] + (size_t)kt * STRIDE);
+            copy_16_async(stage + dst[j], static_cast<const uint4*>(start) + (src[j] + (uint32_t)kt * STRIDE));
+        }
+    }
+};
+
+// The activation codes of a stage, for a tile whose threads' pieces lie whole rows apart with the
+// same swizzle key (the large tile: 8 pieces per row, a thread's pieces 16 rows apart): one offset
+// and one row stride per thread instead of an offset per piece (CopyStream), registers the large
+// tile needs. A token past M reads row M - 1, as in CopyStream; only a tile that reaches past M
+// pays for that clamp.
+template <class C>
+struct ActRowStream {
+    static constexpr int kPiecesPerRow = C::kBK / 16;
+    static constexpr int kRowStep = C::kThreads / kPiecesPerRow;  // rows between a thread's pieces
+    static constexpr int kPerThread = C::kBM / kRowStep;
+    static constexpr bool kApplies =  // a tile that splits K keeps CopyStream (its registers are not short)
+        C::kWarpsK == 1 && C::kThreads % kPiecesPerRow == 0 && kRowStep % 8 == 0 && C::kBM % kRowStep == 0;
+    uint32_t src;  // this thread's first piece at stage 0, in 16-byte pieces from the codes' start
+    int dst;       // ... and where it lands in a stage
+    int last;      // its last piece on a real token (pieces past it read that one again)
+
+    __device__ ActRowStream(const W4A8Args& p, int m0) {
+        const int r0 = (int)threadIdx.x / kPiecesPerRow, piece = (int)threadIdx.x % kPiecesPerRow;
+        src = (uint32_t)((size_t)min(m0 + r0, p.M - 1) * (p.K / 16) + piece);
+        dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
+        last = min(kPerThread, max(1, (p.M - m0 - r0 + kRowStep - 1) / kRowStep)) - 1;  // row M - 1 if none is real
+    }
+    __device__ __forceinline__ void load(uint8_t* stage, int kt, const W4A8Args& p) const {
+        const uint4* first = reinterpret_cast<const uint4*>(p.a_qs) + (src + (uint32_t)kt * kPiecesPerRow);
+        const size_t row_step = (size_t)kRowStep * (p.K / 16);
+        if (last == kPerThread - 1) {  // the whole tile is real tokens: no clamp
+#pragma unroll
+            for (int j = 0; j < kPerThread; ++j) copy_16_async(stage + dst + j * kRowStep * C::kBK, first + j * row_step);
+        } else {
+#pragma unroll
+            for (int j = 0; j < kPerThread; ++j) copy_16_async(stage + dst + j * kRowStep * C::kBK, first + min(j, last) * row_step);
         }
     }
 };
@@ -112,39 +152,50 @@ struct Loader {
     static constexpr int kChunks = C::kBK / kMmaChunk8;  // 512-byte weight pieces per tile and stage
     CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> weights;
     CopyStream<C, C::kRowTiles * C::kBlocks * 2, C::kBlocks * 2> weight_scales;
-    CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16> act;
+    using ActStream = std::conditional_t<ActRowStream<C>::kApplies, ActRowStream<C>, CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16>>;
+    ActStream act;
     CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_scales;
 
     __device__ Loader(const W4A8Args& p, int tile0, int m0)
-        : weights([&](int i, const uint4*& src, int& dst, int& k0) {  // per tile, kChunks 512-byte pieces
+        : weights([&](int i, size_t& src, int& dst, int& k0) {  // per tile, kChunks 512-byte pieces
               const int part = i % 32, chunk = (i / 32) % kChunks, t = i / (32 * kChunks);
               const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
-              src = reinterpret_cast<const uint4*>(p.mma_words) + ((size_t)tile * (p.K / kMmaChunk8) + chunk) * 32 + part;
+              src = ((size_t)tile * (p.K / kMmaChunk8) + chunk) * 32 + part;
               dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
           }),
-          weight_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per (tile, block): 8 half2, two pieces
+          weight_scales([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, block): 8 half2, two pieces
               const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
               const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
-              src = reinterpret_cast<const uint4*>(p.mma_scales) + ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
+              src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
               dst = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
           }),
-          act([&](int i, const uint4*& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
-              const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
-              src = reinterpret_cast<const uint4*>(p.a_qs + (size_t)min(m0 + r, p.M - 1) * p.K) + piece;
-              dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
-          }),
-          act_scales([&](int i, const uint4*& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
+          act(make_act(p, m0)),
+          act_scales([&](int i, size_t& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
               const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
-              src = reinterpret_cast<const uint4*>(p.a_d + (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0)) + piece;
+              src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
               dst = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
               k0 = piece * 4 * QK4_0;
           }) {}
 
-    __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, int K) const {
-        weights.load(stage, kt, K), weight_scales.load(stage, kt, K);
+    __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, const W4A8Args& p) const {
+        weights.load(stage, kt, p.K, p.mma_words), weight_scales.load(stage, kt, p.K, p.mma_scales);
     }
-    __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, int K) const {
-        act.load(stage, kt, K), act_scales.load(stage, kt, K);
+    __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, const W4A8Args& p) const {
+        if constexpr (ActRowStream<C>::kApplies) act.load(stage, kt, p);
+        else act.load(stage, kt, p.K, p.a_qs);
+        act_scales.load(stage, kt, p.K, p.a_d);
+    }
+
+    static __device__ ActStream make_act(const W4A8Args& p, int m0) {
+        if constexpr (ActRowStream<C>::kApplies) {
+            return ActStream(p, m0);
+        } else {
+            return ActStream([&](int i, size_t& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
+                const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
+                src = (size_t)min(m0 + r, p.M - 1) * (p.K / 16) + piece;
+                dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
+            });
+        }
     }
 };
 
@@ -229,17 +280,17 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
     const Loader<C> loader(p, tile0, m0);
     // Launched with PDL, this CTA may start while the quantizer still writes A: it fetches the
     // weights of the first stages, and only then waits for the activations.
-    for (int s = 0; s < C::kStages - 1 && s < k_tiles; ++s) loader.load_weights(stage(s), s, p.K);
+    for (int s = 0; s < C::kStages - 1 && s < k_tiles; ++s) loader.load_weights(stage(s), s, p);
     wait_for_prerequisite_grids();
     for (int s = 0; s < C::kStages - 1; ++s) {
-        if (s < k_tiles) loader.load_activations(stage(s), s, p.K);
+        if (s < k_tiles) loader.load_activations(stage(s), s, p);
         commit_copies();
     }
     for (int kt = 0; kt < k_tiles; ++kt) {
         wait_copies<C::kStages - 2>();
         __syncthreads();
         if (const int next = kt + C::kStages - 1; next < k_tiles)
-            loader.load_weights(stage(next), next, p.K), loader.load_activations(stage(next), next, p.K);
+            loader.load_weights(stage(next), next, p), loader.load_activations(stage(next), next, p);
         commit_copies();
         if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
     }

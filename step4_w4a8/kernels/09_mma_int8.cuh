@@ -199,37 +199,22 @@ struct Loader {
     }
 };
 
-// Where a stage's four parts lie in shared memory.
-struct StageView {
-    const uint8_t* weights;        // kRowTiles x (kBK / 64) pieces of 512 bytes, fragment order
-    const uint8_t* weight_scales;  // 8 half2 per (tile, block)
-    const uint8_t* act;            // kBM rows of kBK codes, 16-byte pieces swizzled (act_offset)
-    const float* act_scales;       // kBlocks FP32 d per token
-};
-// This kernel's order: weights, their scales, activation codes, their scales.
-template <class C>
-__device__ __forceinline__ StageView packed_stage(const uint8_t* stage) {
-    const uint8_t* w_scales = stage + C::kWeightBytes;
-    const uint8_t* act = w_scales + C::kWeightScaleBytes;
-    return {stage, w_scales, act, reinterpret_cast<const float*>(act + C::kActBytes)};
-}
-
 // One warp, one stage: its 4 blocks of K, all its tiles.
 template <class C>
-__device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const StageView& sv, int wn, int wm,
+__device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
                                               int wk) {
     const int lane = threadIdx.x % 32, matrix = lane / 8;
     const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
-    const uint8_t* w_scales = sv.weight_scales;
-    const uint8_t* act = sv.act;
-    const float* a_scales = sv.act_scales;
+    const uint8_t* w_scales = stage + C::kWeightBytes;
+    const uint8_t* act = w_scales + C::kWeightScaleBytes;
+    const float* a_scales = reinterpret_cast<const float*>(act + C::kActBytes);
     uint4 w[C::kTilesN][2];  // two 16-byte loads per tile: blocks 0-1 and 2-3 of the warp's 4
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
             const int t = wn * C::kTilesN + tn, chunk = wk * (kWarpK / kMmaChunk8) + h;
-            w[tn][h] = *reinterpret_cast<const uint4*>(sv.weights + (t * (C::kBK / kMmaChunk8) + chunk) * 512 + lane * 16);
+            w[tn][h] = *reinterpret_cast<const uint4*>(stage + (t * (C::kBK / kMmaChunk8) + chunk) * 512 + lane * 16);
         }
 #pragma unroll
     for (int kb = 0; kb < kWarpK / QK4_0; ++kb) {
@@ -307,7 +292,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
         if (const int next = kt + C::kStages - 1; next < k_tiles)
             loader.load_weights(stage(next), next, p), loader.load_activations(stage(next), next, p);
         commit_copies();
-        if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, packed_stage<C>(stage(kt)), wn, wm, wk);
+        if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
     }
 
     if constexpr (C::kWarpsK > 1) {

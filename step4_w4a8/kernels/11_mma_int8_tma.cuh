@@ -23,19 +23,22 @@ static_assert(C::kWarpsK == 1, "one warp per tile of outputs: no split-K reducti
 static_assert(C::kBK == 128, "a stage's activation rows are one 128-byte swizzle span");
 static_assert(C::kBM <= 256 && C::kBK <= 256, "a TMA box has at most 256 elements per side");
 
-// A stage: the codes first (the 128-byte swizzle needs a 1024-byte aligned box), then the weights,
-// their scales, the activation scales; stages 1024 bytes apart.
-constexpr int kActAt = 0;
-constexpr int kWeightsAt = kActAt + C::kActBytes;
-constexpr int kWeightScalesAt = kWeightsAt + C::kWeightBytes;
-constexpr int kActScalesAt = kWeightScalesAt + C::kWeightScaleBytes;
+// A stage is laid out as in 09 (weights, their scales, activation codes, their scales), so that
+// 09's compute_stage reads it unchanged; but the codes' box must start on a 1024-byte boundary
+// (the 128-byte swizzle repeats every 8 rows of 128 bytes), so the stages are 1024-byte multiples
+// apart and the first one starts where that puts the codes on a boundary.
+constexpr int kWeightsAt = 0;
+constexpr int kWeightScalesAt = C::kWeightBytes;
+constexpr int kActAt = kWeightScalesAt + C::kWeightScaleBytes;
+constexpr int kActScalesAt = kActAt + C::kActBytes;
 constexpr int kStageTxBytes = kActScalesAt + C::kActScaleBytes;  // what the copies of one stage bring
 constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
+constexpr int kFirstStageAt = (1024 - kActAt % 1024) % 1024;
 constexpr int kWeightTileBytes = C::kWeightBytes / C::kRowTiles;      // a row tile's weights in a stage
 constexpr int kWeightScaleTileBytes = C::kWeightScaleBytes / C::kRowTiles;
-constexpr int kSmemBytes = 1024 + C::kStages * kStageStride + 2 * C::kStages * 8;  // + alignment slack, barriers
-static_assert(kActAt % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
-static_assert(kWeightsAt % 16 == 0 && kWeightScalesAt % 16 == 0 && kActScalesAt % 128 == 0, "copy destinations aligned");
+constexpr int kSmemBytes = kFirstStageAt + C::kStages * kStageStride + 2 * C::kStages * 8;  // stages, then the barriers
+static_assert((kFirstStageAt + kActAt) % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
+static_assert((kFirstStageAt + kWeightScalesAt) % 16 == 0 && (kFirstStageAt + kActScalesAt) % 128 == 0, "copy destinations aligned");
 static_assert(kWeightTileBytes % 16 == 0 && kWeightScaleTileBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
 static_assert(C::kActScaleBytes / C::kBM == 16, "a token's scales in a stage: one 16-byte box row");
 
@@ -43,11 +46,6 @@ struct Maps {
     CUtensorMap act;         // codes: M x K int8, boxes kBM x kBK, 128-byte swizzle
     CUtensorMap act_scales;  // FP32 d: M x K/32, boxes kBM x kBlocks
 };
-
-__device__ __forceinline__ mma_int8::StageView stage_view(const uint8_t* stage) {
-    return {stage + kWeightsAt, stage + kWeightScalesAt, stage + kActAt,
-            reinterpret_cast<const float*>(stage + kActScalesAt)};
-}
 
 // Thread 0's requests for stage kt: the weights (known before the quantizer has run) ...
 __device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int kt, const W4A8Args& p, int tile0) {
@@ -69,15 +67,17 @@ __device__ __forceinline__ void copy_activations(uint8_t* stage, uint64_t* full,
 }
 
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_tma(W4A8Args p, const __grid_constant__ Maps maps) {
-    extern __shared__ uint8_t smem_raw[];
-    uint8_t* smem = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) / 1024 * 1024);
-    uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * kStageStride);  // stage landed
+    // Dynamic shared memory starts at the CTA's first byte, 1024-aligned; declared so, ptxas can merge
+    // neighbouring loads (as in 09). A layout that broke that would trap here, not give wrong sums.
+    extern __shared__ __align__(1024) uint8_t smem[];
+    if (threadIdx.x == 0 && shared_address(smem) % 1024 != 0) __trap();
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + kFirstStageAt + C::kStages * kStageStride);  // stage landed
     uint64_t* empty = full + C::kStages;                                              // stage read by all
     const int warp = threadIdx.x / 32, wm = warp % C::kWarpsM, wn = warp / C::kWarpsM;
     const int tile0 = blockIdx.x * C::kRowTiles, m0 = blockIdx.y * C::kBM;
     const int k_tiles = p.K / C::kBK;
     const bool copier = threadIdx.x == 0;
-    auto stage = [&](int kt) { return smem + (kt % C::kStages) * kStageStride; };
+    auto stage = [&](int kt) { return smem + kFirstStageAt + (kt % C::kStages) * kStageStride; };
 
     if (copier) {
         for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], C::kThreads);
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
     float acc[C::kTilesN][C::kTilesM][4] = {};
     for (int kt = 0; kt < k_tiles; ++kt) {
         wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1);
-        mma_int8::compute_stage<C>(acc, stage_view(stage(kt)), wn, wm, 0);
+        mma_int8::compute_stage<C>(acc, stage(kt), wn, wm, 0);
         arrive(&empty[kt % C::kStages]);
         // Then the copier refills the stage read in the previous step, once every thread is done with
         // it (after its own step, not before as in 09: before, ptxas spills registers in the loop).

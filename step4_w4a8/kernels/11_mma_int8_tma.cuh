@@ -9,8 +9,10 @@
 // (contiguous per row tile) as bulk copies. A "full" mbarrier per stage counts the bytes in;
 // every thread arrives on an "empty" mbarrier when it has read the stage, and the copying thread
 // waits on that before it overwrites it. The math, compute_stage, is 09's, unchanged.
-// Limit: the scale epilogue (12 of ~16 instructions per mma) is still there; this removes the
-// copies' instructions and the barrier, not the ceiling that the README describes.
+// Limit: on the H200 it is slower than 09 (README.md, "The copy engine"), though its math warps
+// issue fewer instructions per stage: the copying thread lives in a math warp, so each stage
+// that warp also waits for the slowest warp to release a buffer and then issues the copies, and
+// the whole CTA waits for that warp. A copy warp of its own needs registers this tile does not have.
 #pragma once
 
 #include "../../common/tma.cuh"
@@ -93,17 +95,17 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
 
     float acc[C::kTilesN][C::kTilesM][4] = {};
     for (int kt = 0; kt < k_tiles; ++kt) {
-        wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1);
-        mma_int8::compute_stage<C>(acc, stage(kt), wn, wm, 0);
-        arrive(&empty[kt % C::kStages]);
-        // Then the copier refills the stage read in the previous step, once every thread is done with
-        // it (after its own step, not before as in 09: before, ptxas spills registers in the loop).
+        // The copier refills the stage read in the previous step, once every thread is done with it
+        // (before its own step, as in 09: three stages in flight; after it, two, and it was slower).
         if (const int next = kt + C::kStages - 1; copier && next < k_tiles) {
             const int s = next % C::kStages;
             if (next >= C::kStages) wait_barrier(&empty[s], (next / C::kStages - 1) & 1);
             arrive_expect_tx(&full[s], kStageTxBytes);
             copy_weights(stage(next), &full[s], next, p, tile0), copy_activations(stage(next), &full[s], next, maps, m0);
         }
+        wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1);
+        mma_int8::compute_stage<C>(acc, stage(kt), wn, wm, 0);
+        arrive(&empty[kt % C::kStages]);
     }
     // The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
 #pragma unroll

@@ -62,6 +62,12 @@ inline const ResultRow* find_timed_row(const std::vector<ResultRow>& rows, const
     return nullptr;
 }
 
+// The faster of two timed rows (either may be null).
+inline const ResultRow* faster_row(const ResultRow* a, const ResultRow* b) {
+    if (!a || !b) return a ? a : b;
+    return b->time_ms < a->time_ms ? b : a;
+}
+
 // A baseline's column header: its name without the "cublas_" that every baseline shares, cut to 7.
 inline std::string baseline_label(const std::string& name) {
     const std::string prefix = "cublas_";

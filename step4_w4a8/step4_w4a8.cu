@@ -40,6 +40,7 @@
 #include "kernels/08_gemv_resident.cuh"
 #include "kernels/09_mma_int8.cuh"
 #include "kernels/10_gemv_mma.cuh"
+#include "kernels/11_mma_int8_tma.cuh"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
 
@@ -176,6 +177,9 @@ const std::vector<Step4Kernel> kKernels = {
      w4a8_mma_int8_why_not, {80}, ActivationLayout::SplitFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
      launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
+    {{"mma_int8_tma", "11 09's large tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
+     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, {90}, ActivationLayout::SplitFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
+     kMmaInt8KMultiple},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
@@ -477,7 +481,7 @@ const std::vector<GemmCase> kSummitCases = {
 };
 
 bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"dp4a_tiled", "mma_int8", kCublasInt8.name};
+    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", kCublasInt8.name};
     std::vector<std::vector<ResultRow>> all;
     bool pass = true;
     for (auto c : kSummitCases) {
@@ -490,18 +494,20 @@ bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
     // Recorded times are of one GPU: a ratio against them means something only on that GPU.
     const LlamaTime* any = llama.empty() ? nullptr : &llama.front();
     const bool same_gpu = any && gpu.name == any->gpu;
-    std::printf("\n== the summit: mma_int8 (quantizing A included) against llama.cpp's MMQ, whole operation ==\n");
+    std::printf("\n== the summit: the faster of mma_int8 and mma_int8_tma (quantizing A included) against llama.cpp's MMQ,"
+                " whole operation ==\n");
     if (any)
         std::printf("llama.cpp: %s, ggml %s, %s (%s)%s\n", any->gpu.c_str(), any->ggml_commit.c_str(), any->date.c_str(),
                     QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
-    std::printf("  %5s %6s %6s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours(us)", "mmq(us)", "speedup", "ours TOPS",
-                "int8 cuBLAS");
+    std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "mmq(us)", "speedup",
+                "ours TOPS", "int8 cuBLAS");
     for (size_t i = 0; i < kSummitCases.size(); ++i) {
         const GemmCase& c = kSummitCases[i];
-        const ResultRow* ours = find_timed_row(all[i], "mma_int8");
+        const ResultRow* ours = faster_row(find_timed_row(all[i], "mma_int8"), find_timed_row(all[i], "mma_int8_tma"));
         const ResultRow* int8 = find_timed_row(all[i], kCublasInt8.name);
         const LlamaTime* mmq = same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr;
-        std::printf("  %5lld %6lld %6lld %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
+        std::printf("  %5lld %6lld %6lld %-13s %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
+                    ours ? ours->kernel.c_str() : "-",
                     fmt_or_dash(ours ? ours->time_ms * 1e3 : NAN, "%.1f").c_str(), fmt_or_dash(mmq ? mmq->time_us : NAN, "%.1f").c_str(),
                     fmt_or_dash(ours && mmq ? mmq->time_us / (ours->time_ms * 1e3) : NAN, "%.2fx").c_str(),
                     fmt_or_dash(ours ? ours->tera_ops : NAN, "%.0f").c_str(),

@@ -13,13 +13,15 @@ add_gpu_test(step4_lesson_cases step4_w4a8)
 add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes checked, its table printed
 # 2x100x15360: gemv_resident with 480 threads (K-blocks) per CTA; 1x37x16416: one K-block more than
 # it takes (a SKIP with the reason), the other kernels run.
-# K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes.
+# K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;
+# M > 128 also mma_int8_tma (sm_90): 129x4100x128 one stage, 200x4100x640 five stages through four buffers,
+# a ragged token tile (72 of 128) and row tile.
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
 add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360 1x37x16416
                     3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128 8x4100x4224 5x33x192 7x4101x64 8x37x16384
-                    1x100x4224 4x37x4224)
+                    1x100x4224 4x37x4224 200x4100x640)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -35,6 +37,10 @@ add_sanitizer_test(step4_memcheck_13x100x4224 memcheck step4_w4a8 --m 13 --n 100
 add_sanitizer_test(step4_racecheck_129x100x256 racecheck step4_w4a8 --m 129 --n 100 --k 256)
 # The summit's large tile (M > 128) on a ragged last token tile: its copies must stay inside A.
 add_sanitizer_test(step4_memcheck_mma_int8_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8)
+# The TMA rung: its copies must stay inside A and the weights (memcheck); each stage buffer is refilled
+# only after every thread has read it (racecheck; 10 stages through 4 buffers).
+add_sanitizer_test(step4_memcheck_mma_int8_tma_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8_tma)
+add_sanitizer_test(step4_racecheck_mma_int8_tma_129x100x1280 racecheck step4_w4a8 --m 129 --n 100 --k 1280 --kernel mma_int8_tma)
 # gemv_resident alone: 480 threads per CTA leave room for one CTA per SM, so 500 stages of rows are more
 # than the CTAs and each CTA reuses its buffers of row sums.
 add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --m 2 --n 2000 --k 15360 --kernel gemv_resident)

@@ -1,0 +1,136 @@
+// 11 09's large tile, its stages copied by the TMA (sm_90): one thread asks, mbarriers count.
+//
+// Idea: in 09 every thread copies its share of each stage with cp.async: at M=512 about 60 of
+// the main loop's ~1090 instructions per warp and stage are address arithmetic and copies, and
+// a __syncthreads per stage makes the four warps wait for the slowest. Here one thread issues a
+// stage as ten requests to the Tensor Memory Accelerator: the activation codes as one 128 x 128
+// box of a tensor map (the TMA swizzles the rows as ldmatrix wants them, and fills tokens past M
+// with zeros, so no clamp), their FP32 scales as a second box, and the weights and their scales
+// (contiguous per row tile) as bulk copies. A "full" mbarrier per stage counts the bytes in;
+// every thread arrives on an "empty" mbarrier when it has read the stage, and the copying thread
+// waits on that before it overwrites it. The math, compute_stage, is 09's, unchanged.
+// Limit: on the H200 it is slower than 09 (README.md, "The copy engine"), though its math warps
+// issue fewer instructions per stage: the copying thread lives in a math warp, so each stage
+// that warp also waits for the slowest warp to release a buffer and then issues the copies, and
+// the whole CTA waits for that warp. A copy warp of its own needs registers this tile does not have.
+#pragma once
+
+#include "../../common/tma.cuh"
+#include "09_mma_int8.cuh"
+
+namespace mma_int8_tma {
+
+using C = mma_int8::Large;  // 64 rows x 128 tokens, 4 warps, 4 stages
+static_assert(C::kWarpsK == 1, "one warp per tile of outputs: no split-K reduction");
+static_assert(C::kBK == 128, "a stage's activation rows are one 128-byte swizzle span");
+static_assert(C::kBM <= 256 && C::kBK <= 256, "a TMA box has at most 256 elements per side");
+
+// A stage is laid out as in 09 (weights, their scales, activation codes, their scales), so that
+// 09's compute_stage reads it unchanged; but the codes' box must start on a 1024-byte boundary
+// (the 128-byte swizzle repeats every 8 rows of 128 bytes), so the stages are 1024-byte multiples
+// apart and the first one starts where that puts the codes on a boundary.
+constexpr int kWeightsAt = 0;
+constexpr int kWeightScalesAt = C::kWeightBytes;
+constexpr int kActAt = kWeightScalesAt + C::kWeightScaleBytes;
+constexpr int kActScalesAt = kActAt + C::kActBytes;
+constexpr int kStageTxBytes = kActScalesAt + C::kActScaleBytes;  // what the copies of one stage bring
+constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
+constexpr int kFirstStageAt = (1024 - kActAt % 1024) % 1024;
+constexpr int kWeightTileBytes = C::kWeightBytes / C::kRowTiles;      // a row tile's weights in a stage
+constexpr int kWeightScaleTileBytes = C::kWeightScaleBytes / C::kRowTiles;
+constexpr int kSmemBytes = kFirstStageAt + C::kStages * kStageStride + 2 * C::kStages * 8;  // stages, then the barriers
+static_assert((kFirstStageAt + kActAt) % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
+static_assert((kFirstStageAt + kWeightScalesAt) % 16 == 0 && (kFirstStageAt + kActScalesAt) % 128 == 0, "copy destinations aligned");
+static_assert(kWeightTileBytes % 16 == 0 && kWeightScaleTileBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
+static_assert(C::kActScaleBytes / C::kBM == 16, "a token's scales in a stage: one 16-byte box row");
+
+struct Maps {
+    CUtensorMap act;         // codes: M x K int8, boxes kBM x kBK, 128-byte swizzle
+    CUtensorMap act_scales;  // FP32 d: M x K/32, boxes kBM x kBlocks
+};
+
+// Thread 0's requests for stage kt: the weights (known before the quantizer has run) ...
+__device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int kt, const W4A8Args& p, int tile0) {
+    const int last_tile = (p.N + kMmaRows8 - 1) / kMmaRows8 - 1;  // tiles past N re-read the last one
+#pragma unroll 1  // addresses worked out when needed: registers are what the other 127 threads are short of
+    for (int t = 0; t < C::kRowTiles; ++t) {
+        const size_t tile = (size_t)min(tile0 + t, last_tile);
+        const uint8_t* words = reinterpret_cast<const uint8_t*>(p.mma_words) + (tile * (p.K / kMmaChunk8)) * 512;
+        const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.mma_scales) + (tile * (p.K / QK4_0)) * 32;
+        bulk_copy(stage + kWeightsAt + t * kWeightTileBytes, words + (size_t)kt * kWeightTileBytes, kWeightTileBytes, full);
+        bulk_copy(stage + kWeightScalesAt + t * kWeightScaleTileBytes, scales + (size_t)kt * kWeightScaleTileBytes,
+                  kWeightScaleTileBytes, full);
+    }
+}
+// ... and the activations (written by the quantizer).
+__device__ __forceinline__ void copy_activations(uint8_t* stage, uint64_t* full, int kt, const Maps& maps, int m0) {
+    tensor_copy_2d(stage + kActAt, &maps.act, kt * C::kBK, m0, full);
+    tensor_copy_2d(stage + kActScalesAt, &maps.act_scales, kt * C::kBlocks, m0, full);
+}
+
+__global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_tma(W4A8Args p, const __grid_constant__ Maps maps) {
+    // Dynamic shared memory starts at the CTA's first byte, 1024-aligned; declared so, ptxas can merge
+    // neighbouring loads (as in 09). A layout that broke that would trap here, not give wrong sums.
+    extern __shared__ __align__(1024) uint8_t smem[];
+    if (threadIdx.x == 0 && shared_address(smem) % 1024 != 0) __trap();
+    uint64_t* full = reinterpret_cast<uint64_t*>(smem + kFirstStageAt + C::kStages * kStageStride);  // stage landed
+    uint64_t* empty = full + C::kStages;                                              // stage read by all
+    const int warp = threadIdx.x / 32, wm = warp % C::kWarpsM, wn = warp / C::kWarpsM;
+    const int tile0 = blockIdx.x * C::kRowTiles, m0 = blockIdx.y * C::kBM;
+    const int k_tiles = p.K / C::kBK;
+    const bool copier = threadIdx.x == 0;
+    auto stage = [&](int kt) { return smem + kFirstStageAt + (kt % C::kStages) * kStageStride; };
+
+    if (copier) {
+        for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], C::kThreads);
+        fence_barrier_init();
+    }
+    __syncthreads();
+    if (copier) {  // launched with PDL: the first stages' weights while the quantizer still runs
+        for (int s = 0; s < C::kStages - 1 && s < k_tiles; ++s)
+            arrive_expect_tx(&full[s], kStageTxBytes), copy_weights(stage(s), &full[s], s, p, tile0);
+        wait_for_prerequisite_grids();
+        for (int s = 0; s < C::kStages - 1 && s < k_tiles; ++s) copy_activations(stage(s), &full[s], s, maps, m0);
+    }
+
+    float acc[C::kTilesN][C::kTilesM][4] = {};
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        // The copier refills the stage read in the previous step, once every thread is done with it
+        // (before its own step, as in 09: three stages in flight; after it, two, and it was slower).
+        if (const int next = kt + C::kStages - 1; copier && next < k_tiles) {
+            const int s = next % C::kStages;
+            if (next >= C::kStages) wait_barrier(&empty[s], (next / C::kStages - 1) & 1);
+            arrive_expect_tx(&full[s], kStageTxBytes);
+            copy_weights(stage(next), &full[s], next, p, tile0), copy_activations(stage(next), &full[s], next, maps, m0);
+        }
+        wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1);
+        mma_int8::compute_stage<C>(acc, stage(kt), wn, wm, 0);
+        arrive(&empty[kt % C::kStages]);
+    }
+    // The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
+    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
+}
+
+}  // namespace mma_int8_tma
+
+// The large tile only: below M = 129 09 chooses narrower tiles, and so does this rung's row.
+inline std::string w4a8_mma_int8_tma_why_not(int64_t M, int64_t) {
+    if (M <= 128) return "the TMA tile is 09's large one (M > 128); at M <= 128 09's narrower tiles run";
+    return grid_limit_reason('y', ceil_div(M, mma_int8_tma::C::kBM));
+}
+
+inline void launch_w4a8_mma_int8_tma(const W4A8Args& p, cudaStream_t s) {
+    using namespace mma_int8_tma;
+    const Maps maps = {
+        tensor_map_2d(p.a_qs, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, p.M, p.K, C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B),
+        tensor_map_2d(p.a_d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, p.M, p.K / QK4_0, C::kBM, C::kBlocks, CU_TENSOR_MAP_SWIZZLE_NONE)};
+    CUDA_CHECK(cudaFuncSetAttribute(w4a8_mma_int8_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
+    launch_with_pdl(w4a8_mma_int8_tma, grid, dim3(C::kThreads), kSmemBytes, s, p, maps);
+}

@@ -267,6 +267,19 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     }
 }
 
+// A warp's finished tiles to C. The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
+template <class C>
+__device__ __forceinline__ void store_outputs(float (&acc)[C::kTilesN][C::kTilesM][4], const W4A8Args& p, int tile0, int m0,
+                                              int wn, int wm) {
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
+    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
+}
+
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W4A8Args p) {
     extern __shared__ __align__(128) uint8_t smem[];
@@ -301,14 +314,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
         constexpr int kValues = C::kTilesN * C::kTilesM * 4;
         if (!sum_split_k<C::kWarpsK, kValues>(&acc[0][0][0], reinterpret_cast<float*>(smem), warp / C::kWarpsK, wk)) return;
     }
-    // The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
-#pragma unroll
-    for (int tn = 0; tn < C::kTilesN; ++tn)
-#pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
-    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
+    store_outputs<C>(acc, p, tile0, m0, wn, wm);
 }
 
 }  // namespace mma_int8

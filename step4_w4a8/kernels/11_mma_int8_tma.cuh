@@ -107,14 +107,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
         mma_int8::compute_stage<C>(acc, stage(kt), wn, wm, 0);
         arrive(&empty[kt % C::kStages]);
     }
-    // The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
-#pragma unroll
-    for (int tn = 0; tn < C::kTilesN; ++tn)
-#pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
-    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
+    mma_int8::store_outputs<C>(acc, p, tile0, m0, wn, wm);
 }
 
 }  // namespace mma_int8_tma

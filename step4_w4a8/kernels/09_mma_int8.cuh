@@ -51,6 +51,10 @@ struct Config {
     static constexpr int kActBytes = kBM * kBK;
     static constexpr int kActScaleBytes = kBM * kBlocks * 4;         // one FP32 d per (token, block)
     static constexpr int kStageBytes = kWeightBytes + kWeightScaleBytes + kActBytes + kActScaleBytes;
+    // A stage, in this order from its start: weights, their scales, activation codes, their scales.
+    static constexpr int kWeightScalesAt = kWeightBytes;
+    static constexpr int kActAt = kWeightScalesAt + kWeightScaleBytes;
+    static constexpr int kActScalesAt = kActAt + kActBytes;
     static constexpr int kReduceBytes = (WARPS_K - 1) * WARPS_N * WARPS_M * TILES_N * TILES_M * 4 * 32 * 4;
     static constexpr int kSmemBytes = STAGES * kStageBytes > kReduceBytes ? STAGES * kStageBytes : kReduceBytes;
     static_assert(kBK / 16 >= 8, "the swizzle permutes 8 16-byte pieces of an activation row");
@@ -129,7 +133,7 @@ struct ActRowStream {
     __device__ ActRowStream(const W4A8Args& p, int m0) {
         const int r0 = (int)threadIdx.x / kPiecesPerRow, piece = (int)threadIdx.x % kPiecesPerRow;
         src = (uint32_t)((size_t)min(m0 + r0, p.M - 1) * (p.K / 16) + piece);
-        dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
+        dst = C::kActAt + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
         last = min(kPerThread, max(1, (p.M - m0 - r0 + kRowStep - 1) / kRowStep)) - 1;  // row M - 1 if none is real
     }
     __device__ __forceinline__ void load(uint8_t* stage, int kt, const W4A8Args& p) const {
@@ -167,13 +171,13 @@ struct Loader {
               const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
               const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
               src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
-              dst = C::kWeightBytes + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+              dst = C::kWeightScalesAt + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
           }),
           act(make_act(p, m0)),
           act_scales([&](int i, size_t& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
               const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
               src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
-              dst = C::kWeightBytes + C::kWeightScaleBytes + C::kActBytes + r * C::kBlocks * 4 + piece * 16;
+              dst = C::kActScalesAt + r * C::kBlocks * 4 + piece * 16;
               k0 = piece * 4 * QK4_0;
           }) {}
 
@@ -193,7 +197,7 @@ struct Loader {
             return ActStream([&](int i, size_t& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
                 const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
                 src = (size_t)min(m0 + r, p.M - 1) * (p.K / 16) + piece;
-                dst = C::kWeightBytes + C::kWeightScaleBytes + act_offset<C>(r, piece), k0 = piece * 16;
+                dst = C::kActAt + act_offset<C>(r, piece), k0 = piece * 16;
             });
         }
     }
@@ -205,7 +209,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
                                               int wk) {
     const int lane = threadIdx.x % 32, matrix = lane / 8;
     const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
-    const uint8_t* w_scales = stage + C::kWeightBytes;
+    const uint8_t* w_scales = stage + C::kWeightScalesAt;
     const uint8_t* act = w_scales + C::kWeightScaleBytes;
     const float* a_scales = reinterpret_cast<const float*>(act + C::kActBytes);
     uint4 w[C::kTilesN][2];  // two 16-byte loads per tile: blocks 0-1 and 2-3 of the warp's 4

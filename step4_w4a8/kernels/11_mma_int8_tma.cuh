@@ -25,22 +25,18 @@ static_assert(C::kWarpsK == 1, "one warp per tile of outputs: no split-K reducti
 static_assert(C::kBK == 128, "a stage's activation rows are one 128-byte swizzle span");
 static_assert(C::kBM <= 256 && C::kBK <= 256, "a TMA box has at most 256 elements per side");
 
-// A stage is laid out as in 09 (weights, their scales, activation codes, their scales), so that
-// 09's compute_stage reads it unchanged; but the codes' box must start on a 1024-byte boundary
+// A stage is laid out as in 09 (Config's kWeightScalesAt, kActAt, kActScalesAt), so that 09's
+// compute_stage reads it unchanged; but the codes' box must start on a 1024-byte boundary
 // (the 128-byte swizzle repeats every 8 rows of 128 bytes), so the stages are 1024-byte multiples
 // apart and the first one starts where that puts the codes on a boundary.
-constexpr int kWeightsAt = 0;
-constexpr int kWeightScalesAt = C::kWeightBytes;
-constexpr int kActAt = kWeightScalesAt + C::kWeightScaleBytes;
-constexpr int kActScalesAt = kActAt + C::kActBytes;
-constexpr int kStageTxBytes = kActScalesAt + C::kActScaleBytes;  // what the copies of one stage bring
+constexpr int kStageTxBytes = C::kStageBytes;  // what the copies of one stage bring
 constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
-constexpr int kFirstStageAt = (1024 - kActAt % 1024) % 1024;
+constexpr int kFirstStageAt = (1024 - C::kActAt % 1024) % 1024;
 constexpr int kWeightTileBytes = C::kWeightBytes / C::kRowTiles;      // a row tile's weights in a stage
 constexpr int kWeightScaleTileBytes = C::kWeightScaleBytes / C::kRowTiles;
 constexpr int kSmemBytes = kFirstStageAt + C::kStages * kStageStride + 2 * C::kStages * 8;  // stages, then the barriers
-static_assert((kFirstStageAt + kActAt) % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
-static_assert((kFirstStageAt + kWeightScalesAt) % 16 == 0 && (kFirstStageAt + kActScalesAt) % 128 == 0, "copy destinations aligned");
+static_assert((kFirstStageAt + C::kActAt) % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
+static_assert((kFirstStageAt + C::kWeightScalesAt) % 16 == 0 && (kFirstStageAt + C::kActScalesAt) % 128 == 0, "copy destinations aligned");
 static_assert(kWeightTileBytes % 16 == 0 && kWeightScaleTileBytes % 16 == 0, "bulk copies move multiples of 16 bytes");
 static_assert(C::kActScaleBytes / C::kBM == 16, "a token's scales in a stage: one 16-byte box row");
 
@@ -57,15 +53,15 @@ __device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int
         const size_t tile = (size_t)min(tile0 + t, last_tile);
         const uint8_t* words = reinterpret_cast<const uint8_t*>(p.mma_words) + (tile * (p.K / kMmaChunk8)) * 512;
         const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.mma_scales) + (tile * (p.K / QK4_0)) * 32;
-        bulk_copy(stage + kWeightsAt + t * kWeightTileBytes, words + (size_t)kt * kWeightTileBytes, kWeightTileBytes, full);
-        bulk_copy(stage + kWeightScalesAt + t * kWeightScaleTileBytes, scales + (size_t)kt * kWeightScaleTileBytes,
+        bulk_copy(stage + t * kWeightTileBytes, words + (size_t)kt * kWeightTileBytes, kWeightTileBytes, full);
+        bulk_copy(stage + C::kWeightScalesAt + t * kWeightScaleTileBytes, scales + (size_t)kt * kWeightScaleTileBytes,
                   kWeightScaleTileBytes, full);
     }
 }
 // ... and the activations (written by the quantizer).
 __device__ __forceinline__ void copy_activations(uint8_t* stage, uint64_t* full, int kt, const Maps& maps, int m0) {
-    tensor_copy_2d(stage + kActAt, &maps.act, kt * C::kBK, m0, full);
-    tensor_copy_2d(stage + kActScalesAt, &maps.act_scales, kt * C::kBlocks, m0, full);
+    tensor_copy_2d(stage + C::kActAt, &maps.act, kt * C::kBK, m0, full);
+    tensor_copy_2d(stage + C::kActScalesAt, &maps.act_scales, kt * C::kBlocks, m0, full);
 }
 
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_tma(W4A8Args p, const __grid_constant__ Maps maps) {

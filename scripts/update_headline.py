@@ -16,7 +16,6 @@ shape, against llama.cpp's recorded time. It replaces the lines between
 in README (default: the top-level README.md), NAME being the folder's name. Exit 1 when the
 README has no such block or the folder has no CSV.
 """
-import csv
 import pathlib
 import re
 import sys
@@ -27,8 +26,7 @@ from results_csv import BASELINE_PREFIX, number, read_rows, timed
 def read_llama(path: pathlib.Path) -> dict:
     if not path.exists():
         return {}
-    with path.open() as f:
-        return {(r["M"], r["N"], r["K"]): float(r["time_us"]) for r in csv.DictReader(f)}
+    return {(r["M"], r["N"], r["K"]): float(r["time_us"]) for r in read_rows(path)}
 
 
 def table(results: pathlib.Path) -> str:

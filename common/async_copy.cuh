@@ -4,19 +4,20 @@
 // Below sm_80 these compile to nothing: kernels that use them are gated to sm_80 at run time.
 #pragma once
 
+#include "shared_address.cuh"
+
 #include <cuda_runtime.h>
 
 __device__ __forceinline__ void copy_16_async(void* smem_dst, const void* global_src) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem_dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(global_src) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(smem_dst)), "l"(global_src) : "memory");
 #endif
 }
 // The same, or 16 zero bytes when !valid (the source is then not read at all).
 __device__ __forceinline__ void copy_16_async_or_zero(void* smem_dst, const void* global_src, bool valid) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned dst = (unsigned)__cvta_generic_to_shared(smem_dst);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(global_src), "r"(valid ? 16 : 0) : "memory");
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(shared_address(smem_dst)), "l"(global_src), "r"(valid ? 16 : 0)
+                 : "memory");
 #endif
 }
 __device__ __forceinline__ void commit_copies() {

@@ -4,6 +4,8 @@
 // Below sm_80 these compile to nothing: kernels that use them are gated at run time.
 #pragma once
 
+#include "shared_address.cuh"
+
 #include <cstdint>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -27,7 +29,7 @@ __device__ __forceinline__ void mma_m16n8k16_f16_f32(float (&d)[4], const uint32
 // l / 8 and receives, in register i, row l / 4 and columns 2(l % 4), 2(l % 4) + 1 of matrix i.
 __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_row) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_row);
+    const uint32_t addr = shared_address(smem_row);
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
                  : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
                  : "r"(addr));
@@ -37,7 +39,7 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&r)[4], const void* smem_r
 // Two 8x8 fp16 matrices: lanes 0-15 give the row addresses (lane l: row l % 8 of matrix l / 8).
 __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* smem_row) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    const unsigned addr = (unsigned)__cvta_generic_to_shared(smem_row);
+    const uint32_t addr = shared_address(smem_row);
     asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "r"(addr));
 #endif
 }

@@ -29,6 +29,10 @@ constexpr int kBlocksPerLoad = 2;     // Q4_0 blocks in one lane's 16-byte load
 constexpr int kMmaChunk8 = QK4_0 * kBlocksPerLoad;  // 64 values of K
 static_assert(kMmaRows8 == kQ4_0MmaTileRows, "the scale stream is q4_0_mma_scales.h's");
 
+// The last 16-row tile of N rows: a tile past it is read from this one instead (finite data
+// whose rows are never stored), so that no copy needs a bound.
+__host__ __device__ inline int last_mma_row_tile(int N) { return (N + kMmaRows8 - 1) / kMmaRows8 - 1; }
+
 struct Int8FragmentPosition {
     int row, col;  // within the 16 x 32 tile
 };

@@ -163,13 +163,13 @@ struct Loader {
     __device__ Loader(const W4A8Args& p, int tile0, int m0)
         : weights([&](int i, size_t& src, int& dst, int& k0) {  // per tile, kChunks 512-byte pieces
               const int part = i % 32, chunk = (i / 32) % kChunks, t = i / (32 * kChunks);
-              const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
+              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
               src = ((size_t)tile * (p.K / kMmaChunk8) + chunk) * 32 + part;
               dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
           }),
           weight_scales([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, block): 8 half2, two pieces
               const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
-              const int tile = min(tile0 + t, (p.N + kMmaRows8 - 1) / kMmaRows8 - 1);
+              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
               src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
               dst = C::kWeightScalesAt + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
           }),

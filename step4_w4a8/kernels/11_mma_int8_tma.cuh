@@ -47,7 +47,7 @@ struct Maps {
 
 // Thread 0's requests for stage kt: the weights (known before the quantizer has run) ...
 __device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int kt, const W4A8Args& p, int tile0) {
-    const int last_tile = (p.N + kMmaRows8 - 1) / kMmaRows8 - 1;  // tiles past N re-read the last one
+    const int last_tile = last_mma_row_tile(p.N);
 #pragma unroll 1  // addresses worked out when needed: registers are what the other 127 threads are short of
     for (int t = 0; t < C::kRowTiles; ++t) {
         const size_t tile = (size_t)min(tile0 + t, last_tile);

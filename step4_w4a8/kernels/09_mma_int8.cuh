@@ -136,9 +136,9 @@ struct ActRowStream {
         dst = C::kActAt + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
         last = min(kPerThread, max(1, (p.M - m0 - r0 + kRowStep - 1) / kRowStep)) - 1;  // row M - 1 if none is real
     }
-    __device__ __forceinline__ void load(uint8_t* stage, int kt, const W4A8Args& p) const {
-        const uint4* first = reinterpret_cast<const uint4*>(p.a_qs) + (src + (uint32_t)kt * kPiecesPerRow);
-        const size_t row_step = (size_t)kRowStep * (p.K / 16);
+    __device__ __forceinline__ void load(uint8_t* stage, int kt, int K, const void* codes) const {  // CopyStream's signature
+        const uint4* first = static_cast<const uint4*>(codes) + (src + (uint32_t)kt * kPiecesPerRow);
+        const size_t row_step = (size_t)kRowStep * (K / 16);
         if (last == kPerThread - 1) {  // the whole tile is real tokens: no clamp
 #pragma unroll
             for (int j = 0; j < kPerThread; ++j) copy_16_async(stage + dst + j * kRowStep * C::kBK, first + j * row_step);
@@ -185,8 +185,7 @@ struct Loader {
         weights.load(stage, kt, p.K, p.mma_words), weight_scales.load(stage, kt, p.K, p.mma_scales);
     }
     __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, const W4A8Args& p) const {
-        if constexpr (ActRowStream<C>::kApplies) act.load(stage, kt, p);
-        else act.load(stage, kt, p.K, p.a_qs);
+        act.load(stage, kt, p.K, p.a_qs);
         act_scales.load(stage, kt, p.K, p.a_d);
     }
 

@@ -320,6 +320,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
     store_outputs<C>(acc, p, tile0, m0, wn, wm);
 }
 
+// The grid of a tile shape: CTA (x, y) takes row tiles kRowTiles·x.. and tokens kBM·y.. (tile0, m0 above).
+template <class C>
+inline dim3 tile_grid(const W4A8Args& p) {
+    return dim3((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
+}
+
 }  // namespace mma_int8
 
 // K must be a multiple of a warp's 128 values (4 blocks) per stage.
@@ -332,8 +338,7 @@ template <class C>
 inline void launch_mma_int8_config(const W4A8Args& p, cudaStream_t s) {
     auto kernel = mma_int8::w4a8_mma_int8<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
-    launch_with_pdl(kernel, grid, dim3(C::kThreads), C::kSmemBytes, s, p);
+    launch_with_pdl(kernel, mma_int8::tile_grid<C>(p), dim3(C::kThreads), C::kSmemBytes, s, p);
 }
 
 inline void launch_w4a8_mma_int8(const W4A8Args& p, cudaStream_t s) {

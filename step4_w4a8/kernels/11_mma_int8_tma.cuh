@@ -120,6 +120,5 @@ inline void launch_w4a8_mma_int8_tma(const W4A8Args& p, cudaStream_t s) {
         tensor_map_2d(p.a_qs, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, p.M, p.K, C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B),
         tensor_map_2d(p.a_d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, p.M, p.K / QK4_0, C::kBM, C::kBlocks, CU_TENSOR_MAP_SWIZZLE_NONE)};
     CUDA_CHECK(cudaFuncSetAttribute(w4a8_mma_int8_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
-    launch_with_pdl(w4a8_mma_int8_tma, grid, dim3(C::kThreads), kSmemBytes, s, p, maps);
+    launch_with_pdl(w4a8_mma_int8_tma, mma_int8::tile_grid<C>(p), dim3(C::kThreads), kSmemBytes, s, p, maps);
 }

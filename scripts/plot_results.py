@@ -28,7 +28,7 @@ except ImportError:
     print("plot_results.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
     sys.exit(77)
 
-from results_csv import BASELINE_PREFIX, number, read_rows, timed
+from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
 
 SWEEP_PREFIX = "sweep M="
 SUMMIT_PREFIX = "summit "  # step 4's --summit: its shapes are in the llama.cpp chart, not the ladder
@@ -135,7 +135,7 @@ def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path
     best_by_shape = {}  # a shape timed in two cases (a lesson case and the summit) gets one bar, its best
     for rs in by_case(rows).values():
         shape = (int(rs[0]["M"]), int(rs[0]["N"]), int(rs[0]["K"]))
-        ours = [r for r in rs if not r["kernel"].startswith(BASELINE_PREFIX) and r["kernel"] != "quantize_a_alone" and timed(r)]
+        ours = [r for r in rs if our_kernel(r["kernel"]) and timed(r)]
         if shape in recorded and ours:
             best = min(ours, key=lambda r: number(r["time_ms"]))
             if shape not in best_by_shape or number(best["time_ms"]) < number(best_by_shape[shape]["time_ms"]):

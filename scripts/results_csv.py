@@ -1,10 +1,12 @@
 """What the scripts that read the steps' --csv output (results/<gpu>/<step>.csv) share: a cell as a
-number, whether a row is a timed kernel that passed its check, and which kernels are the baselines."""
+number, whether a row is a timed kernel that passed its check, which kernels are the baselines and
+which are ours."""
 import csv
 import math
 import pathlib
 
 BASELINE_PREFIX = "cublas_"  # the library baselines measured in the same run
+NOT_OURS = (BASELINE_PREFIX, "quantize_a_alone")  # baselines, and step 4's quantizer timed on its own
 
 
 def number(text: str) -> float:
@@ -18,6 +20,11 @@ def number(text: str) -> float:
 def timed(row: dict) -> bool:
     """The kernel passed its check and has a time."""
     return row["status"] == "PASS" and math.isfinite(number(row["time_ms"]))
+
+
+def our_kernel(kernel: str) -> bool:
+    """One of the steps' own kernels, not a baseline nor the quantizer timed alone."""
+    return not kernel.startswith(NOT_OURS)
 
 
 def read_rows(path: pathlib.Path) -> list:

@@ -20,7 +20,7 @@ import pathlib
 import re
 import sys
 
-from results_csv import BASELINE_PREFIX, number, read_rows, timed
+from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
 
 
 def read_llama(path: pathlib.Path) -> dict:
@@ -40,7 +40,7 @@ def table(results: pathlib.Path) -> str:
             if not r["case"].startswith("sweep "):
                 cases.setdefault((r["case"], r["M"], r["N"], r["K"]), []).append(r)
         for (name, m, n, k), rs in cases.items():
-            ours = [r for r in rs if timed(r) and not r["kernel"].startswith(BASELINE_PREFIX) and r["kernel"] != "quantize_a_alone"]
+            ours = [r for r in rs if timed(r) and our_kernel(r["kernel"])]
             if not ours:
                 continue
             best = min(ours, key=lambda r: number(r["time_ms"]))

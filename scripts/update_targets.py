@@ -19,10 +19,9 @@ import pathlib
 import re
 import sys
 
-from results_csv import BASELINE_PREFIX, number, read_rows, timed
+from results_csv import number, our_kernel, read_rows, timed
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-NOT_OURS = (BASELINE_PREFIX, "quantize_a_alone")
 
 
 def read_targets(path: pathlib.Path) -> list:
@@ -50,7 +49,7 @@ def duration(us: float) -> str:
 
 
 def is_ours(kernel: str, ours: list) -> bool:
-    return kernel in ours if ours != ["*"] else not kernel.startswith(NOT_OURS)
+    return kernel in ours if ours != ["*"] else our_kernel(kernel)
 
 
 def judge(target: dict, rows: list) -> tuple:

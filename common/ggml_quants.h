@@ -26,6 +26,7 @@
 #include <cstring>
 
 #if defined(__CUDACC__)
+#include <cuda_fp16.h>
 #define GGML_HD __host__ __device__ __forceinline__
 #else
 #define GGML_HD inline
@@ -94,12 +95,17 @@ GGML_HD float f32_from_bits(uint32_t u) {
 }
 
 // Round to nearest, ties to even; correct subnormals; keeps the sign of zero; |x| >= 65520
-// becomes +-inf; NaN becomes sign | 0x7E00.
+// becomes +-inf; NaN becomes sign | 0x7E00. On the GPU a value that is not NaN goes through the
+// conversion instruction, which rounds the same way (one instruction instead of a dozen: the
+// quantizers are on the critical path of step 4's kernels); step 2's GPU checks compare the bytes.
 GGML_HD ggml_half fp32_to_fp16(float f) {
     const uint32_t x = f32_bits(f);
     const uint32_t sign = (x >> 16) & 0x8000u;
     const uint32_t ax = x & 0x7FFFFFFFu;
     if (ax > 0x7F800000u) return (ggml_half)(sign | 0x7E00u);  // NaN
+#if defined(__CUDA_ARCH__)
+    return __half_as_ushort(__float2half_rn(f));  // one instruction, rounding to nearest even as below
+#endif
     if (ax >= 0x477FF000u) return (ggml_half)(sign | 0x7C00u); // >= 65520: rounds past 65504
     if (ax < 0x38800000u) {
         // Below 2^-14: an fp16 subnormal (or zero), in units of 2^-24. |f| * 2^24 is exact
@@ -118,6 +124,9 @@ GGML_HD float fp16_to_fp32(ggml_half h) {
     const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
     const uint32_t exp = (h >> 10) & 0x1Fu;
     const uint32_t mant = h & 0x3FFu;
+#if defined(__CUDA_ARCH__)
+    if (exp != 31) return __half2float(__ushort_as_half(h));  // one instruction, exact as below
+#endif
     if (exp == 0) {  // zero or subnormal: mant * 2^-24, exact in fp32
         const float v = (float)mant * (1.0f / 16777216.0f);
         return f32_from_bits(sign | f32_bits(v));

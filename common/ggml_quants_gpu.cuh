@@ -3,9 +3,9 @@
 //
 // Layout of the work: one 32-value block per group of 8 lanes, 4 consecutive values per lane,
 // loaded as one 16-byte float4. A warp therefore reads 512 contiguous bytes (4 blocks) per load:
-// fully coalesced. Each group handles kBlocksPerGroup blocks, a grid-width apart, and issues all
-// their loads before touching any, so several loads per thread are in flight instead of one
-// memory latency per block. The per-block reductions (max |x|, sum of q, sum of
+// fully coalesced. Each group handles kBlocksPerGroup blocks (the split quantizer one or two, see
+// its launcher), a grid-width apart, and issues all their loads before touching any, so several
+// loads per thread are in flight instead of one memory latency per block. The per-block reductions (max |x|, sum of q, sum of
 // x) are xor-shuffles over the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and
 // each value is rounded by the same __host__ __device__ helper the CPU reference uses.
 #pragma once
@@ -48,13 +48,12 @@ __device__ __forceinline__ void store_4_bytes_2_aligned(void* dst, uint32_t byte
     half_words[1] = (uint16_t)(bytes >> 16);
 }
 
-// Calls body(block, part, in, values) for each of this lane group's kBlocksPerGroup blocks,
-// after loading all of them. part is the lane's place in its group (values 4*part..4*part+3);
+// Calls body(block, part, in, values) for each of this lane group's kPer blocks (default
+// kBlocksPerGroup), after loading all of them. part is the lane's place in its group (values 4*part..4*part+3);
 // in is false past the last block: such lanes still take part in the shuffles, with zeros,
 // and must store nothing.
-template <class Body>
+template <int kPer = quant_gpu::kBlocksPerGroup, class Body>
 __device__ __forceinline__ void for_each_block(const float* x, int64_t nblocks, Body body) {
-    constexpr int kPer = quant_gpu::kBlocksPerGroup;
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t group = t / quant_gpu::kLanesPerBlock, groups = (int64_t)gridDim.x * quant_gpu::kGroupsPerCta;
     const int part = (int)(t % quant_gpu::kLanesPerBlock);
@@ -184,12 +183,12 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // widened, so exactly the same number): a tensor-core kernel then loads its scales with no
 // conversion (step 4, kernel 09). It calls allow_dependent_launch() first, so a kernel launched
 // after it with PDL (pdl.cuh) may start at once and overlap its own first loads with this one.
-template <Q81Sum SUM>
+template <Q81Sum SUM, int PER>
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
                                float* __restrict__ d_f32, int64_t nblocks) {
     allow_dependent_launch();
-    for_each_block(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+    for_each_block<PER>(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         uint32_t ds_bits;
         const LaneQ8 lane = quantize_lane_q8_1<SUM>(v, &ds_bits);
         if (!in) return;
@@ -201,8 +200,8 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
 }
 
 // Launchers: n values (a multiple of 32) from x into the block array y.
-inline unsigned quantize_grid(int64_t n) {
-    return (unsigned)ceil_div(n / QK8_0, quant_gpu::kGroupsPerCta * quant_gpu::kBlocksPerGroup);
+inline unsigned quantize_grid(int64_t n, int blocks_per_group = quant_gpu::kBlocksPerGroup) {
+    return (unsigned)ceil_div(n / QK8_0, quant_gpu::kGroupsPerCta * blocks_per_group);
 }
 inline void quantize_q4_0_gpu(const float* x, block_q4_0* y, int64_t n, cudaStream_t s) {
     quantize_q4_0_kernel<<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK4_0);
@@ -216,10 +215,23 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
     else
         quantize_q8_1_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
 }
+// The split quantizer is the pre-pass of step 4's kernels, so its latency is on their critical
+// path: a lane group takes one block (each lane's chain of dependent work is one block long) up
+// to 65536 blocks (M = 512, K = 4096), two beyond. Timed on the H200 (2026-11-30), quantizer
+// alone: M = 1 and 4, K = 14336: 1.5 us with one block per group, 2.8 with four; M = 512, K = 4096:
+// 4.7 with one or two, 5.4 with four; M = 512, K = 14336: 10.6 with two, 12.0 with one, 11.2 with four.
+constexpr int64_t kSplitOneBlockPerGroupUpTo = 65536;
+template <Q81Sum SUM>
+inline void launch_quantize_q8_1_split(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32) {
+    if (n / QK8_1 <= kSplitOneBlockPerGroupUpTo)
+        quantize_q8_1_split_kernel<SUM, 1><<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+    else
+        quantize_q8_1_split_kernel<SUM, 2><<<quantize_grid(n, 2), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+}
 inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s,
                                     float* d_f32 = nullptr) {
     if (sum_mode == Q81Sum::SumX)
-        quantize_q8_1_split_kernel<Q81Sum::SumX><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+        launch_quantize_q8_1_split<Q81Sum::SumX>(x, qs, ds, n, s, d_f32);
     else
-        quantize_q8_1_split_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+        launch_quantize_q8_1_split<Q81Sum::DTimesSumQ>(x, qs, ds, n, s, d_f32);
 }

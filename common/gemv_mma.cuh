@@ -149,7 +149,11 @@ __device__ __forceinline__ void gemv_mma_finish_tiles(float (&acc)[gemv_mma::kTi
         partial[(t * kMaxWarps + warp) * 32 + lane] = make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]);
         acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
     }
-    __syncthreads();
+    // Not __syncthreads: warps whose slices differ in length get here from different places of the
+    // kernel's unrolled loop, and __syncthreads is the .aligned barrier, which requires every thread
+    // to execute the same instruction (compute-sanitizer's synccheck reports it). The plain
+    // barrier.sync counts arrivals wherever they come from.
+    __barrier_sync(0);
     for (int o = threadIdx.x; o < kTilesPerItem * kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
         const int r = o % kTileRows, token = (o / kTileRows) % TOKENS, t = o / (kTileRows * TOKENS);
         const int row = (first_tile + t) * kTileRows + r;

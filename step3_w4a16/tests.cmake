@@ -29,6 +29,7 @@ add_sanitizer_test(step3_memcheck_1x4101x4224 memcheck step3_w4a16 --m 1 --n 410
 # gemv_mma_g128 alone: a ragged N with a CTA of 2 warps; 513 row tiles, so CTAs reuse each buffer of partial tiles.
 add_sanitizer_test(step3_memcheck_gemv_mma_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128 --kernel gemv_mma_g128)
 add_sanitizer_test(step3_racecheck_gemv_mma_2x8200x4224 racecheck step3_w4a16 --m 2 --n 8200 --k 4224 --kernel gemv_mma_g128)
+add_sanitizer_test(step3_synccheck_gemv_mma_2x2000x4224 synccheck step3_w4a16 --m 2 --n 2000 --k 4224 --kernel gemv_mma_g128)
 
 add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
 add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)

@@ -48,6 +48,9 @@ add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --
 # tiles; memcheck on a ragged N with idle warps.
 add_sanitizer_test(step4_racecheck_gemv_mma_2x8200x4224 racecheck step4_w4a8 --m 2 --n 8200 --k 4224 --kernel gemv_mma)
 add_sanitizer_test(step4_memcheck_gemv_mma_7x4101x192 memcheck step4_w4a8 --m 7 --n 4101 --k 192 --kernel gemv_mma)
+# Its per-tile barrier is reached from different places of the unrolled loop (slices of 4 and 5 chunks):
+# synccheck rejects the .aligned barrier of __syncthreads there.
+add_sanitizer_test(step4_synccheck_gemv_mma_2x2000x4224 synccheck step4_w4a8 --m 2 --n 2000 --k 4224 --kernel gemv_mma)
 add_sanitizer_test(step4_memcheck_gemv_mma_3x4101x192 memcheck step4_w4a8 --m 3 --n 4101 --k 192 --kernel gemv_mma)  # M <= 4: block pairs
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)

@@ -25,7 +25,7 @@
 // CTA's 16-row tiles stream past (tiles blockIdx.x, + gridDim.x, ...): for each, the warp runs its
 // slice with kInFlight pieces loaded ahead (a ring that crosses tile boundaries), and at the end
 // of the tile the warps add their 16 x 8 partial tiles in shared memory (two buffers, one
-// __syncthreads per tile). A warp may take kTilesPerItem neighbouring tiles at once: their
+// barrier per tile). A warp may take kTilesPerItem neighbouring tiles at once: their
 // pieces share the chunk's activations (read once), and their mma are independent work. Lane (g, t) of a warp's accumulator holds rows g, g + 8 and tokens 2t,
 // 2t + 1 (the C fragment of m16n8). CTAs are persistent and launched with PDL.
 #pragma once

@@ -9,7 +9,7 @@
 // codes and scales into its own corner of shared memory once (after the PDL wait), and then the
 // CTA's 16-row tiles stream past: for each, the warp does its slice (a ring of kInFlight 16-byte
 // loads ahead, crossing tile boundaries), and the warps add their partial tiles in shared
-// memory, one __syncthreads per tile. CTAs are persistent, as in 08.
+// memory, one barrier per tile. CTAs are persistent, as in 08.
 // Improves: per 16 rows x 32 values of K one mma and one epilogue for all M tokens, and no copy
 // through shared memory: the instruction count no longer grows with M.
 // Limit: the mma and its epilogue cost the same at M = 1 as at M = 8 (08 is faster at M = 1);

@@ -152,8 +152,13 @@ __device__ __forceinline__ void gemv_mma_finish_tiles(float (&acc)[gemv_mma::kTi
     // Not __syncthreads: warps whose slices differ in length get here from different places of the
     // kernel's unrolled loop, and __syncthreads is the .aligned barrier, which requires every thread
     // to execute the same instruction (compute-sanitizer's synccheck reports it). The plain
-    // barrier.sync counts arrivals wherever they come from.
+    // barrier.sync counts arrivals wherever they come from (sm_70 on; the kernel needs sm_80, and
+    // builds for older GPUs only have to compile it).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    __syncthreads();
+#else
     __barrier_sync(0);
+#endif
     for (int o = threadIdx.x; o < kTilesPerItem * kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
         const int r = o % kTileRows, token = (o / kTileRows) % TOKENS, t = o / (kTileRows * TOKENS);
         const int row = (first_tile + t) * kTileRows + r;

@@ -5,9 +5,10 @@
 // loaded as one 16-byte float4. A warp therefore reads 512 contiguous bytes (4 blocks) per load:
 // fully coalesced. Each group handles kBlocksPerGroup blocks (the split quantizer one or two, see
 // its launcher), a grid-width apart, and issues all their loads before touching any, so several
-// loads per thread are in flight instead of one memory latency per block. The per-block reductions (max |x|, sum of q, sum of
-// x) are xor-shuffles over the 8 lanes of a group (offsets 4, 2, 1 stay inside the group), and
-// each value is rounded by the same __host__ __device__ helper the CPU reference uses.
+// loads per thread are in flight instead of one memory latency per block. The per-block
+// reductions (max |x|, sum of q, sum of x) are xor-shuffles over the 8 lanes of a group (offsets
+// 4, 2, 1 stay inside the group), and each value is rounded by the same __host__ __device__
+// helper the CPU reference uses.
 #pragma once
 
 #include "ggml_quants.h"
@@ -49,9 +50,9 @@ __device__ __forceinline__ void store_4_bytes_2_aligned(void* dst, uint32_t byte
 }
 
 // Calls body(block, part, in, values) for each of this lane group's kPer blocks (default
-// kBlocksPerGroup), after loading all of them. part is the lane's place in its group (values 4*part..4*part+3);
-// in is false past the last block: such lanes still take part in the shuffles, with zeros,
-// and must store nothing.
+// kBlocksPerGroup), after loading all of them. part is the lane's place in its group (values
+// 4*part..4*part+3); in is false past the last block: such lanes still take part in the
+// shuffles, with zeros, and must store nothing.
 template <int kPer = quant_gpu::kBlocksPerGroup, class Body>
 __device__ __forceinline__ void for_each_block(const float* x, int64_t nblocks, Body body) {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

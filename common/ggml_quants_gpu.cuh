@@ -224,10 +224,11 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
 constexpr int64_t kSplitOneBlockPerGroupUpTo = 65536;
 template <Q81Sum SUM>
 inline void launch_quantize_q8_1_split(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32) {
-    if (n / QK8_1 <= kSplitOneBlockPerGroupUpTo)
-        quantize_q8_1_split_kernel<SUM, 1><<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+    const int64_t nblocks = n / QK8_1;
+    if (nblocks <= kSplitOneBlockPerGroupUpTo)
+        quantize_q8_1_split_kernel<SUM, 1><<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
     else
-        quantize_q8_1_split_kernel<SUM, 2><<<quantize_grid(n, 2), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, n / QK8_1);
+        quantize_q8_1_split_kernel<SUM, 2><<<quantize_grid(n, 2), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
 }
 inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s,
                                     float* d_f32 = nullptr) {

@@ -209,8 +209,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     const int lane = threadIdx.x % 32, matrix = lane / 8;
     const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
     const uint8_t* w_scales = stage + C::kWeightScalesAt;
-    const uint8_t* act = w_scales + C::kWeightScaleBytes;
-    const float* a_scales = reinterpret_cast<const float*>(act + C::kActBytes);
+    const uint8_t* act = stage + C::kActAt;
+    const float* a_scales = reinterpret_cast<const float*>(stage + C::kActScalesAt);
     uint4 w[C::kTilesN][2];  // two 16-byte loads per tile: blocks 0-1 and 2-3 of the warp's 4
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn)

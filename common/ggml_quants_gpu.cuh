@@ -182,8 +182,9 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // 4 bytes). A GEMV lane then reads a block's codes with two 16-byte loads instead of nine 4-byte
 // ones (step 4, kernel 06). Given d_f32, it also writes each block's d as FP32 (the fp16 value
 // widened, so exactly the same number): a tensor-core kernel then loads its scales with no
-// conversion (step 4, kernel 09). It calls allow_dependent_launch() first, so a kernel launched
-// after it with PDL (pdl.cuh) may start at once and overlap its own first loads with this one.
+// conversion (step 4, kernel 09); given no ds, it writes no (d, s) pairs (that kernel never reads
+// s). It calls allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh)
+// may start at once and overlap its own first loads with this one.
 template <Q81Sum SUM, int PER>
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
@@ -195,9 +196,54 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
         if (!in) return;
         reinterpret_cast<uint32_t*>(qs)[b * 8 + part] = lane.packed_q;
         if (part != 0) return;
-        ds[b] = ds_bits;
+        if (ds) ds[b] = ds_bits;
         if (d_f32) d_f32[b] = fp16_to_fp32((ggml_half)(ds_bits & 0xFFFFu));
     });
+}
+
+// The split layout for large tensors (s = d·Σq): 4 lanes per block, 8 values each (two float4
+// loads), so a warp instruction serves 8 blocks instead of 4 and each reduction is one shuffle
+// level shorter: fewer instructions per block where there are many blocks (step 4's pre-pass at
+// M = 512). The same per-value helpers, so the same bytes. WITH_DS = false leaves out s and the
+// (d, s) pairs (codes and FP32 d only, for the tensor-core kernels).
+constexpr int kWideLanesPerBlock = 4;
+template <bool WITH_DS>
+__global__ void __launch_bounds__(quant_gpu::kThreads)
+    quantize_q8_1_split_wide_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
+                                    float* __restrict__ d_f32, int64_t nblocks) {
+    allow_dependent_launch();
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, b = t / kWideLanesPerBlock;
+    const int part = (int)(t % kWideLanesPerBlock);
+    const bool in = b < nblocks;  // lanes past the end take part in the shuffles and store nothing
+    float4 lo = make_float4(0.f, 0.f, 0.f, 0.f), hi = lo;
+    if (in) {
+        const float4* src = reinterpret_cast<const float4*>(x) + b * 8 + part * 2;
+        lo = __ldcs(src), hi = __ldcs(src + 1);
+    }
+    const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+    float amax = fmaxf(fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3]))),
+                       fmaxf(fmaxf(fabsf(v[4]), fabsf(v[5])), fmaxf(fabsf(v[6]), fabsf(v[7]))));
+#pragma unroll
+    for (int o = kWideLanesPerBlock / 2; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float d = q8_scale(amax), id = inverse_or_zero(d);
+    uint32_t words[2] = {0u, 0u};
+    int sum_q = 0;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) {
+        const int8_t q = q8_value(v[j], id);
+        words[j / 4] |= (uint32_t)(uint8_t)q << (8 * (j % 4));
+        sum_q += q;
+    }
+    if constexpr (WITH_DS) {
+#pragma unroll
+        for (int o = kWideLanesPerBlock / 2; o > 0; o /= 2) sum_q += __shfl_xor_sync(0xffffffffu, sum_q, o);
+    }
+    if (!in) return;
+    reinterpret_cast<uint2*>(qs)[b * kWideLanesPerBlock + part] = make_uint2(words[0], words[1]);
+    if (part != 0) return;
+    const ggml_half d_half = fp32_to_fp16(d);
+    if constexpr (WITH_DS) ds[b] = (uint32_t)d_half | (uint32_t)fp32_to_fp16(mul_rn((float)sum_q, d)) << 16;
+    if (d_f32) d_f32[b] = fp16_to_fp32(d_half);
 }
 
 // Launchers: n values (a multiple of 32) from x into the block array y.
@@ -217,19 +263,29 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
         quantize_q8_1_kernel<Q81Sum::DTimesSumQ><<<quantize_grid(n), quant_gpu::kThreads, 0, s>>>(x, y, n / QK8_1);
 }
 // The split quantizer is the pre-pass of step 4's kernels, so its latency is on their critical
-// path: a lane group takes one block (each lane's chain of dependent work is one block long) up
-// to 65536 blocks (M = 512, K = 4096), two beyond. Timed on the H200 (2026-11-30), quantizer
-// alone: M = 1 and 4, K = 14336: 1.5 us with one block per group, 2.8 with four; M = 512, K = 4096:
-// 4.7 with one or two, 5.4 with four; M = 512, K = 14336: 10.6 with two, 12.0 with one, 11.2 with four.
+// path. Up to 8192 blocks (decoding), a group of 8 lanes takes one block: each lane's chain of
+// dependent work is one block long. Beyond, the wide kernel (s = d·Σq; llama.cpp's CUDA sum of x
+// keeps the 8-lane kernel, one block per group up to 65536 blocks, two beyond). Timed on the H200
+// (2026-11-30), quantizer alone: M = 1 and 4, K = 14336: 1.5 us with one block per 8-lane group,
+// 2.8 with four; M = 512, K = 4096: 4.3 us wide, 4.7 with 8 lanes and one or two blocks per group.
+constexpr int64_t kSplitWideFrom = 8192;
 constexpr int64_t kSplitOneBlockPerGroupUpTo = 65536;
 template <Q81Sum SUM>
 inline void launch_quantize_q8_1_split(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32) {
     const int64_t nblocks = n / QK8_1;
-    if (nblocks <= kSplitOneBlockPerGroupUpTo)
+    if (SUM == Q81Sum::DTimesSumQ && nblocks > kSplitWideFrom) {
+        const unsigned grid = (unsigned)ceil_div(nblocks * kWideLanesPerBlock, quant_gpu::kThreads);
+        if (ds)
+            quantize_q8_1_split_wide_kernel<true><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+        else
+            quantize_q8_1_split_wide_kernel<false><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+    } else if (nblocks <= kSplitOneBlockPerGroupUpTo) {
         quantize_q8_1_split_kernel<SUM, 1><<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
-    else
+    } else {
         quantize_q8_1_split_kernel<SUM, 2><<<quantize_grid(n, 2), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+    }
 }
+// ds may be null when d_f32 is not: codes and FP32 d only.
 inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s,
                                     float* d_f32 = nullptr) {
     if (sum_mode == Q81Sum::SumX)

@@ -145,8 +145,9 @@ const std::vector<GemmCase> kLessonCases = {
 using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
 
 // Which layout of the quantized activations a kernel reads, and so which quantizer runs first:
-// ggml's blocks, the split layout (codes, (d, s) pairs), or the split layout and d as FP32 too.
-enum class ActivationLayout { Blocks, Split, SplitFp32D };
+// ggml's blocks, the split layout (codes, (d, s) pairs), or the split layout's codes with d as FP32
+// (no pairs).
+enum class ActivationLayout { Blocks, Split, CodesFp32D };
 
 struct Step4Kernel {
     KernelInfo info;
@@ -174,11 +175,11 @@ const std::vector<Step4Kernel> kKernels = {
     {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"},
      launch_w4a8_gemv_resident, w4a8_gemv_resident_why_not, {61}, ActivationLayout::Split},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
-     w4a8_mma_int8_why_not, {80}, ActivationLayout::SplitFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
+     w4a8_mma_int8_why_not, {80}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
      launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
     {{"mma_int8_tma", "11 09's large tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
-     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, {90}, ActivationLayout::SplitFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
+     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, {90}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
      kMmaInt8KMultiple},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
@@ -353,31 +354,39 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
     }
 
-    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks or
-    // in the split layout. Its bytes must be the CPU's, or the kernels would be checked against
-    // other data: both layouts are compared with the CPU's blocks once, here.
+    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks, in
+    // the split layout, or as the split layout's codes with d in FP32 (no (d, s) pairs: the
+    // tensor-core kernels never read s). Its bytes must be the CPU's, or the kernels would be
+    // checked against other data: each form is compared with the CPU's blocks once, here (the last
+    // one written over poison, so that a code it failed to write cannot pass as the split run's).
     auto quantize_blocks = [&](int i) {
         quantize_q8_1_gpu(d.a_f32_copy(i), d.a_q8.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
     };
     auto quantize_split = [&](int i) {
         quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
     };
-    auto quantize_split_fp32_d = [&](int i) {
-        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream, d.a_d.get());
+    auto quantize_codes_fp32_d = [&](int i) {
+        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), nullptr, c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream, d.a_d.get());
     };
     quantize_blocks(0);
-    quantize_split_fp32_d(0);
+    quantize_split(0);
     CUDA_CHECK_LAST();
     const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host(), Aq_split_gpu = blocks_from_split(d.a_qs, d.a_ds);
-    const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
+    poison(d.a_qs.get(), d.a_qs.bytes(), 0xFF, gpu.stream);
+    poison(d.a_d.get(), d.a_d.bytes(), 0xFF, gpu.stream);
+    quantize_codes_fp32_d(0);
+    CUDA_CHECK_LAST();
+    const std::vector<int8_t> codes_gpu = d.a_qs.to_host(), codes_expected = q8_1_codes(Aq);
+    const std::vector<float> d_gpu = d.a_d.to_host();
     std::vector<float> d_expected(Aq.size());
     for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
-    const std::vector<float> d_gpu = d.a_d.to_host();
-    const bool same_a = check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-                        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-                        check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float),
-                                    sizeof(float)).pass;
-    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks, split layout and FP32 d: %s the CPU's %zu bytes\n",
+    const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
+    const bool same_a =
+        check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
+        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
+        check_bytes("activations (codes for FP32 d)", codes_gpu.data(), codes_expected.data(), codes_expected.size(), QK8_1).pass &&
+        check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float), sizeof(float)).pass;
+    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks, split layout, codes with FP32 d: %s the CPU's %zu bytes\n",
                 same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
 
     const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
@@ -397,7 +406,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
                               : "needs K to be a multiple of " + std::to_string(k.k_multiple);
         run.pipe = k.pipe;
         run.prepass = k.layout == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)
-                      : k.layout == ActivationLayout::SplitFp32D ? std::function<void(int)>(quantize_split_fp32_d)
+                      : k.layout == ActivationLayout::CodesFp32D ? std::function<void(int)>(quantize_codes_fp32_d)
                                                                  : std::function<void(int)>(quantize_blocks);
         run.prepass_name = "quantize A";
         run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };

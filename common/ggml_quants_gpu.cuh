@@ -267,7 +267,9 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
 // dependent work is one block long. Beyond, the wide kernel (s = d·Σq; llama.cpp's CUDA sum of x
 // keeps the 8-lane kernel, one block per group up to 65536 blocks, two beyond). Timed on the H200
 // (2026-11-30), quantizer alone: M = 1 and 4, K = 14336: 1.5 us with one block per 8-lane group,
-// 2.8 with four; M = 512, K = 4096: 4.3 us wide, 4.7 with 8 lanes and one or two blocks per group.
+// 2.8 with four; M = 512, K = 4096: 4.3 us wide, 4.7 with 8 lanes and one or two blocks per group,
+// 5.4 with four; M = 512, K = 14336, 8 lanes: 10.6 us with two blocks per group, 12.0 with one,
+// 11.2 with four (wide: mma_int8's whole operation ~2 us faster than with two).
 constexpr int64_t kSplitWideFrom = 8192;
 constexpr int64_t kSplitOneBlockPerGroupUpTo = 65536;
 template <Q81Sum SUM>

@@ -25,15 +25,17 @@ static_assert(kValuesPerLane == 4, "each lane loads exactly one float4");
 static_assert(QK4_0 == QK8_0 && QK8_0 == QK8_1, "all three formats use 32-value blocks");
 }  // namespace quant_gpu
 
-// Reductions over the 8 lanes of a block's group.
+// Reductions over the LANES lanes of a block's group (8 here; the wide split quantizer's 4).
+template <int LANES = quant_gpu::kLanesPerBlock>
 __device__ __forceinline__ float group_max(float v) {
 #pragma unroll
-    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    for (int o = LANES / 2; o > 0; o /= 2) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
+template <int LANES = quant_gpu::kLanesPerBlock>
 __device__ __forceinline__ int group_sum(int v) {
 #pragma unroll
-    for (int o = quant_gpu::kLanesPerBlock / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    for (int o = LANES / 2; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 
@@ -221,10 +223,8 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
         lo = __ldcs(src), hi = __ldcs(src + 1);
     }
     const float v[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
-    float amax = fmaxf(fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3]))),
-                       fmaxf(fmaxf(fabsf(v[4]), fabsf(v[5])), fmaxf(fabsf(v[6]), fabsf(v[7]))));
-#pragma unroll
-    for (int o = kWideLanesPerBlock / 2; o > 0; o /= 2) amax = fmaxf(amax, __shfl_xor_sync(0xffffffffu, amax, o));
+    const float amax = group_max<kWideLanesPerBlock>(fmaxf(fmaxf(fmaxf(fabsf(v[0]), fabsf(v[1])), fmaxf(fabsf(v[2]), fabsf(v[3]))),
+                                                            fmaxf(fmaxf(fabsf(v[4]), fabsf(v[5])), fmaxf(fabsf(v[6]), fabsf(v[7])))));
     const float d = q8_scale(amax), id = inverse_or_zero(d);
     uint32_t words[2] = {0u, 0u};
     int sum_q = 0;
@@ -234,10 +234,7 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
         words[j / 4] |= (uint32_t)(uint8_t)q << (8 * (j % 4));
         sum_q += q;
     }
-    if constexpr (WITH_DS) {
-#pragma unroll
-        for (int o = kWideLanesPerBlock / 2; o > 0; o /= 2) sum_q += __shfl_xor_sync(0xffffffffu, sum_q, o);
-    }
+    if constexpr (WITH_DS) sum_q = group_sum<kWideLanesPerBlock>(sum_q);
     if (!in) return;
     reinterpret_cast<uint2*>(qs)[b * kWideLanesPerBlock + part] = make_uint2(words[0], words[1]);
     if (part != 0) return;

@@ -17,7 +17,7 @@ tile_row_guard|step1_fp32/kernels/tile_helpers.cuh|s/regs\[i\] = \(row < nrows &
 skip_last_k_tile_08|step1_fp32/kernels/08_double_buffered.cuh|s/k0 \+ Cfg::BK < K;/k0 + 2 * Cfg::BK < K;/|step1_fp32|^step1_awkward|gpu
 fp16_device_rounding|common/ggml_quants.h|s/__float2half_rn\(f\)/__float2half_rz(f)/|step2_quant|^step2_lesson$|gpu
 gemv_mma_aligned_barrier|common/gemv_mma.cuh|s/__barrier_sync\(0\);/__syncthreads();/|step4_w4a8|^step4_synccheck_gemv_mma|gpu
-wide_sum_one_level|common/ggml_quants_gpu.cuh|s/for \(int o = kWideLanesPerBlock \/ 2; o > 0; o \/= 2\) sum_q/for (int o = kWideLanesPerBlock \/ 2; o > 1; o \/= 2) sum_q/|step4_w4a8|^step4_shape_129x100x4128$|gpu
+wide_sum_one_level|common/ggml_quants_gpu.cuh|s/group_sum<kWideLanesPerBlock>\(sum_q\)/group_sum<kWideLanesPerBlock \/ 2>(sum_q)/|step4_w4a8|^step4_shape_129x100x4128$|gpu
 wide_tail_guard|common/ggml_quants_gpu.cuh|s/if \(!in\) return;\n(\s+reinterpret_cast<uint2\*>)/$1/|step4_w4a8|^step4_memcheck_wide_quantizer|gpu
 wide_fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_fp32\(d_half\);/if (d_f32) d_f32[b] = d;/|step4_w4a8|^step4_shape_129x100x4128$|gpu
 codes_for_fp32_d_unwritten|common/ggml_quants_gpu.cuh|s/(\s+)(reinterpret_cast<uint2\*>\(qs\))/$1if (WITH_DS) $2/|step4_w4a8|^step4_shape_129x100x4128$|gpu

@@ -318,6 +318,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     const std::vector<block_q4_0> Wq = quantize_rows_q4_0(W, c.N, c.K);
     const Q4_0Repacked Wr = repack_q4_0(Wq);
     const std::vector<block_q8_1> Aq = quantize_rows_q8_1(A, c.M, c.K, Q81Sum::DTimesSumQ);
+    const std::vector<int8_t> Aq_codes = q8_1_codes(Aq);  // cuBLAS int8's input; checks the codes-only pre-pass
 
     DeviceProblem d;
     d.copies = rot.copies;
@@ -350,7 +351,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     if (run_int8) {
         d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
         d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
-        upload_copies(d.a_i8, q8_1_codes(Aq).data(), (size_t)(c.M * c.K), rot.copies);
+        upload_copies(d.a_i8, Aq_codes.data(), Aq_codes.size(), rot.copies);
         upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
     }
 
@@ -376,7 +377,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     poison(d.a_d.get(), d.a_d.bytes(), 0xFF, gpu.stream);
     quantize_codes_fp32_d(0);
     CUDA_CHECK_LAST();
-    const std::vector<int8_t> codes_gpu = d.a_qs.to_host(), codes_expected = q8_1_codes(Aq);
+    const std::vector<int8_t> codes_gpu = d.a_qs.to_host();
     const std::vector<float> d_gpu = d.a_d.to_host();
     std::vector<float> d_expected(Aq.size());
     for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
@@ -384,7 +385,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     const bool same_a =
         check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
         check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-        check_bytes("activations (codes for FP32 d)", codes_gpu.data(), codes_expected.data(), codes_expected.size(), QK8_1).pass &&
+        check_bytes("activations (codes for FP32 d)", codes_gpu.data(), Aq_codes.data(), Aq_codes.size(), QK8_1).pass &&
         check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float), sizeof(float)).pass;
     std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks, split layout, codes with FP32 d: %s the CPU's %zu bytes\n",
                 same_a ? "identical to" : "DIFFERENT FROM", a_bytes);

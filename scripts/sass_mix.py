@@ -9,7 +9,7 @@ address), and prints for the longest one, the main loop, how many instructions o
 holds, and how many per unit of work: per KIND if given (an opcode such as IDP), else per tensor-core
 mma (HMMA, IMMA), else per DP4A (IDP), else per FP32 FMA. A lesson quotes this to count
 instructions instead of guessing them. Names are demangled: a template's arguments read
-"mma_int8::Config<2, 2, 1, 2, 8, 4, 2>".
+"mma_int8::Config<4, 1, 1, 2, 8, 3, 2>".
 env: CUOBJDUMP  the cuobjdump binary (default: cuobjdump on PATH, else the CUDA toolkit's)
 Exit 0; 2 on bad usage or no such kernel; 77 without cuobjdump (one line).
 """

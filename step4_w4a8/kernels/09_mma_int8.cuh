@@ -69,7 +69,7 @@ struct Config {
 using Decode = Config<1, 1, 8, 1, 1, 4>;      // M <= 8:   16 rows x   8 tokens, K split 8 ways
 using Tokens16 = Config<1, 1, 8, 1, 2, 3, 2>; // M <= 16:  16 rows x  16 tokens, K split 8 ways
 using Tokens64 = Config<1, 2, 2, 2, 4, 4, 3>; // M <= 128: 32 rows x  64 tokens, K split 2 ways
-using Large = Config<2, 2, 1, 2, 8, 4, 2>;    // larger:   64 rows x 128 tokens
+using Large = Config<4, 1, 1, 2, 8, 3, 2>;    // larger:  128 rows x  64 tokens, 3 stages (README.md, "Turning the tile")
 
 template <class C>
 __device__ __forceinline__ int act_offset(int row, int piece) {
@@ -115,7 +115,7 @@ struct CopyStream {
 };
 
 // The activation codes of a stage, for a tile whose threads' pieces lie whole rows apart with the
-// same swizzle key (the large tile: 8 pieces per row, a thread's pieces 16 rows apart): one offset
+// same swizzle key (the large tile: 8 pieces per row, a thread's 4 pieces 16 rows apart): one offset
 // and one row stride per thread instead of an offset per piece (CopyStream), registers the large
 // tile needs. A token past M reads row M - 1, as in CopyStream; only a tile that reaches past M
 // pays for that clamp.

@@ -210,11 +210,12 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
     }
 }
 
-// "" when the shape fits: M <= 8 and the staged activations within the GPU's shared memory.
+// "" when the shape fits: M <= 8 and the staged activations within the GPU's shared memory
+// (`smem_per_block_optin`, Gpu's field of that name).
 template <class Format>
-inline std::string gemv_mma_why_not(int64_t M, int64_t K) {
+inline std::string gemv_mma_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
     if (M > gemv_mma::kMaxTokens) return "GEMV: needs M <= " + std::to_string(gemv_mma::kMaxTokens);
-    const size_t need = gemv_mma_smem_bytes<Format>((int)M, (int)K), have = current_smem_per_block_optin();
+    const size_t need = gemv_mma_smem_bytes<Format>((int)M, (int)K), have = smem_per_block_optin;
     if (need > have)
         return "tensor-core GEMV: the activations of M tokens need " + std::to_string(need / 1024) +
                " KB of shared memory per CTA, the GPU allows " + std::to_string(have / 1024) + " KB";

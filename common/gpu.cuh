@@ -228,17 +228,6 @@ inline int current_sm_count() {
     return sms;
 }
 
-// The most dynamic shared memory one CTA may ask for on the current device, read once.
-inline size_t current_smem_per_block_optin() {
-    static const size_t bytes = [] {
-        int device = 0, value = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-        return (size_t)value;
-    }();
-    return bytes;
-}
-
 // How many CTAs of `kernel` (`threads` each, `smem` bytes of dynamic shared memory) the GPU runs
 // at once: its SMs times the CTAs that fit on one (at least one). Persistent launchers size by it.
 template <class Kernel>

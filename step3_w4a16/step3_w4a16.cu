@@ -106,8 +106,10 @@ std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a
 std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
 std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
 std::string resident_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_resident_why_not(M, K); }
-std::string gemv_mma_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_mma_why_not(M, K); }
-std::string gemv_mma_q4_0_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_mma_q4_0_why_not(M, K); }
+std::string gemv_mma_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_mma_why_not(M, K, gpu.smem_per_block_optin); }
+std::string gemv_mma_q4_0_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) {
+    return w4a16_gemv_mma_q4_0_why_not(M, K, gpu.smem_per_block_optin);
+}
 std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
 
 struct Step3Kernel {

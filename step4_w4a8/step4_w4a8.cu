@@ -149,10 +149,17 @@ using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
 // (no pairs).
 enum class ActivationLayout { Blocks, Split, CodesFp32D };
 
+// Why a kernel cannot run a shape on this GPU ("" when it can). Most limits are the shape's
+// alone (the grid's size, M for a GEMV): shape_only adapts those.
+using Step4WhyNot = std::string (*)(int64_t M, int64_t K, const Gpu& gpu);
+template <std::string (*SHAPE_LIMITS)(int64_t M, int64_t K)>
+std::string shape_only(int64_t M, int64_t K, const Gpu&) { return SHAPE_LIMITS(M, K); }
+std::string gemv_mma_limits(int64_t M, int64_t K, const Gpu& gpu) { return w4a8_gemv_mma_why_not(M, K, gpu.smem_per_block_optin); }
+
 struct Step4Kernel {
     KernelInfo info;
     W4A8Launcher launch;
-    std::string (*why_not)(int64_t M, int64_t K);  // "" when it can run the shape
+    Step4WhyNot why_not;
     ArchNeed arch;
     ActivationLayout layout = ActivationLayout::Blocks;
     W4A8Form form = W4A8Form::Compensated;  // the formula it computes, and so its reference
@@ -161,38 +168,38 @@ struct Step4Kernel {
 };
 
 const std::vector<Step4Kernel> kKernels = {
-    {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}},
-    {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, w4a8_smem_tiled_why_not, {}},
-    {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, w4a8_dp4a_why_not, {61}},
+    {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, shape_only<w4a8_naive_why_not>, {}},
+    {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, shape_only<w4a8_smem_tiled_why_not>, {}},
+    {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, shape_only<w4a8_dp4a_why_not>, {61}},
     {{"dp4a_loads16", "04 as 03, weights repacked: one 16-byte load per block"}, launch_w4a8_dp4a_loads16,
-     w4a8_dp4a_loads16_why_not, {61}},
+     shape_only<w4a8_dp4a_loads16_why_not>, {61}},
     {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled,
-     w4a8_dp4a_tiled_why_not, {61}},
-    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not,
+     shape_only<w4a8_dp4a_tiled_why_not>, {61}},
+    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, shape_only<w4a8_gemv_why_not>,
      {61}, ActivationLayout::Split},
-    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, {90},
+    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, shape_only<w4a8_gemv_why_not>, {90},
      ActivationLayout::Split},
     {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"},
-     launch_w4a8_gemv_resident, w4a8_gemv_resident_why_not, {61}, ActivationLayout::Split},
+     launch_w4a8_gemv_resident, shape_only<w4a8_gemv_resident_why_not>, {61}, ActivationLayout::Split},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
-     w4a8_mma_int8_why_not, {80}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
+     shape_only<w4a8_mma_int8_why_not>, {80}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
-     launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
-    {{"mma_int8_tma", "11 09's large tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
-     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, {90}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
+     launch_w4a8_gemv_mma, gemv_mma_limits, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
+    {{"mma_int8_tma", "11 09's math on a 64x128 tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
+     launch_w4a8_mma_int8_tma, shape_only<w4a8_mma_int8_tma_why_not>, {90}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
      kMmaInt8KMultiple},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
-     launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}},
+     launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, shape_only<w4a8_naive_why_not>, {}},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
-     w4a8_naive_why_not, {}},
+     shape_only<w4a8_naive_why_not>, {}},
     {{"ex1", "exercise 1: the compensation formula in a DP4A GEMV", KernelRole::Exercise, "gemv_dp4a",
       "step4_w4a8/exercises/ex1_gemv_compensation.cuh", kEx1Written},
-     launch_w4a8_ex1, w4a8_ex1_why_not, {61}},
-    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_dp4a"}, launch_w4a8_ex1_solution, w4a8_ex1_why_not, {61}},
+     launch_w4a8_ex1, shape_only<w4a8_ex1_why_not>, {61}},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_dp4a"}, launch_w4a8_ex1_solution, shape_only<w4a8_ex1_why_not>, {61}},
     {{"ex2", "exercise 2: a warp per output, lanes over K-blocks", KernelRole::Exercise, "dp4a",
       "step4_w4a8/exercises/ex2_warp_per_output.cuh", kEx2Written},
-     launch_w4a8_ex2, w4a8_naive_why_not, {}},
-    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "dp4a"}, launch_w4a8_ex2_solution, w4a8_naive_why_not, {}},
+     launch_w4a8_ex2, shape_only<w4a8_naive_why_not>, {}},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "dp4a"}, launch_w4a8_ex2_solution, shape_only<w4a8_naive_why_not>, {}},
 };
 const KernelInfo kQuantizerAlone{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
@@ -403,7 +410,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         KernelRun run = kernel_run_for(k.info);
         run.arch = k.arch;
         run.unsupported = c.K % k.k_multiple == 0
-                              ? k.why_not(c.M, c.K)
+                              ? k.why_not(c.M, c.K, gpu)
                               : "needs K to be a multiple of " + std::to_string(k.k_multiple);
         run.pipe = k.pipe;
         run.prepass = k.layout == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)

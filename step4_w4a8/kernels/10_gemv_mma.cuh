@@ -192,8 +192,9 @@ struct MmaQ4_0Q8_1Pairs {
     };
 };
 
-inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K) {
-    return M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(M, K) : gemv_mma_why_not<MmaQ4_0Q8_1>(M, K);
+inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
+    return M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(M, K, smem_per_block_optin)
+                                              : gemv_mma_why_not<MmaQ4_0Q8_1>(M, K, smem_per_block_optin);
 }
 inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
     with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {

@@ -53,6 +53,7 @@ fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, p.M - 1\) \* \(p.K \/ 16\)/src = (size_t)(m0 + r) * (p.K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 act_row_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/first \+ min\(j, last\) \* row_step/first + j * row_step/|step4_w4a8|^step4_memcheck_mma_int8_129x100x256$|gpu
+int8_stage_barrier|step4_w4a8/kernels/09_mma_int8.cuh|s/(wait_copies<C::kStages - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
 tma_no_swizzle|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE/|step4_w4a8|^step4_shape_129x4100x128$|gpu
 tma_full_parity|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/wait_barrier\(&full\[kt % C::kStages\], \(kt \/ C::kStages\) & 1\)/wait_barrier(\&full[kt % C::kStages], (kt \/ C::kStages + 1) \& 1)/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu

@@ -37,6 +37,8 @@ add_sanitizer_test(step4_memcheck_13x100x4224 memcheck step4_w4a8 --m 13 --n 100
 add_sanitizer_test(step4_racecheck_129x100x256 racecheck step4_w4a8 --m 129 --n 100 --k 256)
 # The summit's large tile (M > 128) on a ragged last token tile: its copies must stay inside A.
 add_sanitizer_test(step4_memcheck_mma_int8_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8)
+# ... and over 10 stages of K through its 3 buffers: each is refilled only after every warp has read it.
+add_sanitizer_test(step4_racecheck_mma_int8_129x100x1280 racecheck step4_w4a8 --m 129 --n 100 --k 1280 --kernel mma_int8)
 # The wide quantizer (above 8192 blocks): 17028 blocks, the last CTA's lanes partly past the end;
 # both of its forms run (split layout in the byte check, codes with FP32 d before mma_int8).
 add_sanitizer_test(step4_memcheck_wide_quantizer_129x100x4224 memcheck step4_w4a8 --m 129 --n 100 --k 4224 --kernel mma_int8)

@@ -51,6 +51,7 @@ struct Options {
     std::string csv_path;
     std::vector<std::pair<std::string, std::string>> extra;  // step-specific flags that were given
     std::vector<std::string> given;                          // every flag on the command line
+    std::vector<std::string> expected;  // --expect: kernels the given shape exists for (GemmCase::expected)
 
     bool wants(const KernelInfo& kernel) const {
         if (kernels.empty()) return kernel.role == KernelRole::Lesson || (exercises && kernel.role == KernelRole::Exercise);
@@ -68,15 +69,23 @@ struct Options {
     }
 };
 
-// A problem size, with the name its table is printed under.
+// A problem size, with the name its table is printed under, and the kernels it exists for: each
+// of those must run and PASS, or the run fails (a SKIP for the GPU's architecture excepted). A
+// lesson case names its headline kernels; a test names, with --expect, the kernels its shape was
+// chosen for, so that a kernel whose limits drift cannot quietly SKIP the shape that tests it.
 struct GemmCase {
     std::string name;
     int64_t M, N, K;
+    std::vector<std::string> expected = {};
+
+    bool expects(const std::string& kernel) const {
+        return std::find(expected.begin(), expected.end(), kernel) != expected.end();
+    }
 };
 
 // What a step runs: its lesson cases, or the one shape given on the command line.
 inline std::vector<GemmCase> cases_to_run(const Options& o, const std::vector<GemmCase>& lesson) {
-    return o.has_shape ? std::vector<GemmCase>{{"custom", o.m, o.n, o.k}} : lesson;
+    return o.has_shape ? std::vector<GemmCase>{{"custom", o.m, o.n, o.k, o.expected}} : lesson;
 }
 
 // A mode that uses only some flags (step 2's file tool): any other flag given is an error.
@@ -128,6 +137,8 @@ inline void print_help(const ProgramInfo& info) {
     }
     std::printf("  --seed S            data seed: same seed, same data, on any machine (default 1234)\n");
     std::printf("  --check-only        correctness only, no timing\n");
+    if (!info.only_checks && info.uses_m)
+        std::printf("  --expect A[,B...]   with --m --n --k: fail unless these kernels run and PASS (the tests use it)\n");
     if (!info.only_checks) std::printf("  --csv FILE          append one row per (case, kernel)\n");
     for (const auto& f : info.extra_flags)
         std::printf("  --%-17s %s\n", (f.name + (f.takes_value ? " X" : "")).c_str(), f.help.c_str());
@@ -219,6 +230,11 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
                 for (const auto& kern : info.kernels)
                     if (kern.name == name && !kern.compare_with.empty()) o.companions.push_back(kern.compare_with);
             }
+        } else if (flag == "expect" && !info.only_checks && info.uses_m) {
+            o.expected = split_commas(take_value());
+            for (const auto& name : o.expected)
+                if (std::none_of(info.kernels.begin(), info.kernels.end(), [&](const KernelInfo& kern) { return kern.name == name; }))
+                    usage_error("unknown kernel '%s' in --expect; --list shows the names", name.c_str());
         } else {
             auto extra = std::find_if(info.extra_flags.begin(), info.extra_flags.end(),
                                       [&](const ExtraFlag& f) { return f.name == flag; });
@@ -242,6 +258,10 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         if (o.m * o.k >= limit || o.n * o.k >= limit || o.m * o.n >= limit)
             usage_error("M*K, N*K and M*N must each be below 2^31 elements (32-bit indexing)");
     }
+    if (!o.expected.empty() && !o.has_shape) usage_error("--expect names the kernels of one shape: give --m, --n and --k too");
+    for (const auto& name : o.expected)
+        for (const auto& kern : info.kernels)
+            if (kern.name == name && !o.wants(kern)) usage_error("--expect names '%s', which this run does not select", name.c_str());
     if (o.exercises && !o.kernels.empty()) usage_error("--exercises adds every exercise to the lesson kernels; with --kernel, name them");
     if (o.check_only && (o.was_given("iters") || o.was_given("warmup")))
         usage_error("--iters and --warmup set up timing, which --check-only turns off; give one or the other");

@@ -26,6 +26,7 @@ struct KernelRun {
     std::string name;
     ArchNeed arch;                           // hardware and compiled code it needs
     std::string unsupported;                 // non-empty: why this shape cannot run (a SKIP row)
+    bool must_run = false;                   // the case exists for this kernel: a SKIP for its shape fails
     Pipe pipe = Pipe::Fp32;                  // the peak its arithmetic is measured against
     std::function<void(int)> prepass;        // optional, timed: enqueue the pre-pass of run i
     std::string prepass_name;                // what it does, for the row's note
@@ -58,6 +59,45 @@ inline KernelRun kernel_run_for(const KernelInfo& info) {
     return run;
 }
 
+// The GPU the tests' shapes were chosen on (H200: sm_90, 227 KB of shared memory per CTA), as the
+// shape limits see it: every architecture compiled in.
+inline Gpu gpu_for_shape_limits() {
+    Gpu g;
+    g.name = "H200 (shape limits only)";
+    g.cc = g.code_sm = 90;
+    g.code_arch_specific = true;
+    g.sms = 132;
+    g.smem_per_block_optin = 227 * 1024;
+    return g;
+}
+
+// The row of a step's kernel table with this name (each row has a KernelInfo `info`), or nullptr.
+template <class Kernel>
+const Kernel* find_kernel(const std::vector<Kernel>& table, const std::string& name) {
+    for (const auto& k : table)
+        if (k.info.name == name) return &k;
+    return nullptr;
+}
+
+// Before any GPU is opened: the kernels each case exists for (GemmCase::expected) against their
+// shape limits, why_not(kernel, case, gpu) ("" when it runs), on gpu_for_shape_limits(). A limit
+// that would SKIP one of them fails the run here, so that the test which names it fails on any
+// machine, a CI machine without a GPU too. Prints one FAIL line per such kernel.
+inline bool expected_kernels_fit(const std::vector<GemmCase>& cases,
+                                 const std::function<std::string(const std::string&, const GemmCase&, const Gpu&)>& why_not) {
+    const Gpu gpu = gpu_for_shape_limits();
+    bool fit = true;
+    for (const auto& c : cases)
+        for (const auto& name : c.expected) {
+            const std::string reason = why_not(name, c, gpu);
+            if (reason.empty()) continue;
+            std::printf("FAIL %s: the case M=%lld N=%lld K=%lld exists for it, but it cannot run that shape on %s: %s\n",
+                        name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K, gpu.name.c_str(), reason.c_str());
+            fit = false;
+        }
+    return fit;
+}
+
 // What every step prints before its cases: the GPU, its peaks and bandwidth, how timing is done.
 inline void print_run_header(const Gpu& gpu, const Options& opt) {
     print_gpu_header(gpu);
@@ -82,6 +122,10 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     }
     if (!k.unsupported.empty()) {
         row.note = k.unsupported;
+        if (k.must_run) {
+            std::printf("FAIL %s: this case exists for it, but it cannot run the shape: %s\n", k.name.c_str(), k.unsupported.c_str());
+            row.status = Status::Fail;
+        }
         return row;
     }
     auto enqueue = [&](int i) {

@@ -187,14 +187,15 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // conversion (step 4, kernel 09); given no ds, it writes no (d, s) pairs (that kernel never reads
 // s). It calls allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh)
 // may start at once and overlap its own first loads with this one.
-template <Q81Sum SUM, int PER>
+// s = d·Σq (the reference's convention, the one step 4's kernels are checked against); one block
+// per lane group (the launcher below says why).
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
                                float* __restrict__ d_f32, int64_t nblocks) {
     allow_dependent_launch();
-    for_each_block<PER>(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
+    for_each_block<1>(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         uint32_t ds_bits;
-        const LaneQ8 lane = quantize_lane_q8_1<SUM>(v, &ds_bits);
+        const LaneQ8 lane = quantize_lane_q8_1<Q81Sum::DTimesSumQ>(v, &ds_bits);
         if (!in) return;
         reinterpret_cast<uint32_t*>(qs)[b * 8 + part] = lane.packed_q;
         if (part != 0) return;
@@ -261,34 +262,22 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
 }
 // The split quantizer is the pre-pass of step 4's kernels, so its latency is on their critical
 // path. Up to 8192 blocks (decoding), a group of 8 lanes takes one block: each lane's chain of
-// dependent work is one block long. Beyond, the wide kernel (s = d·Σq; llama.cpp's CUDA sum of x
-// keeps the 8-lane kernel, one block per group up to 65536 blocks, two beyond). Timed on the H200
-// (2026-11-30), quantizer alone: M = 1 and 4, K = 14336: 1.5 us with one block per 8-lane group,
-// 2.8 with four; M = 512, K = 4096: 4.3 us wide, 4.7 with 8 lanes and one or two blocks per group,
-// 5.4 with four; M = 512, K = 14336, 8 lanes: 10.6 us with two blocks per group, 12.0 with one,
-// 11.2 with four (wide: mma_int8's whole operation ~2 us faster than with two).
+// dependent work is one block long. Beyond, the wide kernel. Timed on the H200 (2026-11-30),
+// quantizer alone: M = 1 and 4, K = 14336: 1.5 us with one block per 8-lane group, 2.8 with four;
+// M = 512, K = 4096: 4.3 us wide, 4.7 with 8 lanes and one or two blocks per group, 5.4 with four;
+// M = 512, K = 14336, 8 lanes: 10.6 us with two blocks per group, 12.0 with one, 11.2 with four
+// (wide: mma_int8's whole operation ~2 us faster than with two).
 constexpr int64_t kSplitWideFrom = 8192;
-constexpr int64_t kSplitOneBlockPerGroupUpTo = 65536;
-template <Q81Sum SUM>
-inline void launch_quantize_q8_1_split(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32) {
+// ds may be null when d_f32 is not: codes and FP32 d only.
+inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32 = nullptr) {
     const int64_t nblocks = n / QK8_1;
-    if (SUM == Q81Sum::DTimesSumQ && nblocks > kSplitWideFrom) {
+    if (nblocks > kSplitWideFrom) {
         const unsigned grid = (unsigned)ceil_div(nblocks * kWideLanesPerBlock, quant_gpu::kThreads);
         if (ds)
             quantize_q8_1_split_wide_kernel<true><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
         else
             quantize_q8_1_split_wide_kernel<false><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
-    } else if (nblocks <= kSplitOneBlockPerGroupUpTo) {
-        quantize_q8_1_split_kernel<SUM, 1><<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
     } else {
-        quantize_q8_1_split_kernel<SUM, 2><<<quantize_grid(n, 2), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+        quantize_q8_1_split_kernel<<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
     }
-}
-// ds may be null when d_f32 is not: codes and FP32 d only.
-inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, Q81Sum sum_mode, cudaStream_t s,
-                                    float* d_f32 = nullptr) {
-    if (sum_mode == Q81Sum::SumX)
-        launch_quantize_q8_1_split<Q81Sum::SumX>(x, qs, ds, n, s, d_f32);
-    else
-        launch_quantize_q8_1_split<Q81Sum::DTimesSumQ>(x, qs, ds, n, s, d_f32);
 }

@@ -14,6 +14,7 @@
 // run the same per-block code.
 #pragma once
 
+#include "check.h"
 #include "ggml_quants.h"
 
 #include <algorithm>
@@ -152,6 +153,22 @@ struct GoldenDotCounts {
 
 inline bool same_double(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
 
+// v3's rule: relative 1e-12 where ggml's value is finite; where either side overflowed (inf or
+// NaN), both must have.
+inline bool dequantized_dot_matches(double ours, double golden) {
+    if (!std::isfinite(ours) || !std::isfinite(golden)) return !std::isfinite(ours) && !std::isfinite(golden);
+    return std::fabs(ours - golden) <= 1e-12 * std::fabs(golden);
+}
+
+// A GPU's compensated dot product (step 5) against ggml's v4 or v5: within kSumOrderTolerance of
+// Σ|deq(w)·deq(a)| where ggml's value is finite (the GPU fuses multiply-adds, so not bit for bit);
+// where ggml's overflowed (an fp16 d or s out of range), the GPU's must have overflowed too, as
+// inf or NaN: which of the two depends on the order of the additions.
+inline bool gpu_dot_matches_golden(double got, double golden, double abs_sum) {
+    if (!std::isfinite(golden)) return !std::isfinite(got);
+    return std::fabs(got - golden) <= kSumOrderTolerance * std::max(abs_sum, 1e-300);
+}
+
 inline void count_golden_dots(const double* dots, int64_t rows, int64_t nblocks, const block_q4_0* w, const block_q8_0* a8_0,
                               const block_q8_1* a8_1, const block_q8_1* a_sumx, GoldenDotCounts& counts) {
     for (int64_t i = 0; i < rows; ++i)
@@ -160,9 +177,7 @@ inline void count_golden_dots(const double* dots, int64_t rows, int64_t nblocks,
             const block_q4_0* wi = w + i * nblocks;
             ++counts.compared;
             counts.bad[0] += !same_double((double)ggml_q4_0_q8_0_dot_f32(wi, a8_0 + j * nblocks, nblocks), v[0]);
-            const double signed_f64 = w4a8_dot_f64(wi, a8_1 + j * nblocks, nblocks, W4A8Form::Signed);
-            const bool both_overflowed = !std::isfinite(signed_f64) && !std::isfinite(v[3]);
-            counts.bad[1] += !(both_overflowed || std::fabs(signed_f64 - v[3]) <= 1e-12 * std::fabs(v[3]));
+            counts.bad[1] += !dequantized_dot_matches(w4a8_dot_f64(wi, a8_1 + j * nblocks, nblocks, W4A8Form::Signed), v[3]);
             counts.bad[2] += !same_double((double)w4a8_dot_f32(wi, a8_1 + j * nblocks, nblocks), v[4]);
             counts.bad[3] += !same_double((double)w4a8_dot_f32(wi, a_sumx + j * nblocks, nblocks), v[5]);
             counts.bad[4] += !same_double(w4a8_dot_f64(wi, a_sumx + j * nblocks, nblocks, W4A8Form::Compensated), v[6]);

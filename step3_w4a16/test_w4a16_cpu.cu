@@ -1,17 +1,28 @@
 // CPU tests of step 3's formats (no GPU needed): the group-128 quantizer and dequantizer, the W8
-// per-row quantizer, the offline repacking for mma.sync against a per-lane model of PTX's
-// fragment layout, the 0x6400 trick emulated bit by bit, and the CPU reference against a plain
+// per-row quantizer, the offline repacking for mma.sync against PTX's fragment tables
+// (tests/ptx_fragment_tables.h), the 0x6400 trick emulated bit by bit, and the CPU reference against a plain
 // float64 loop. Ends with "N passed, M failed".
+#include "../common/check.h"
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
 #include "../common/q4_0_layout.cuh"
+#include "../tests/ptx_fragment_tables.h"
 #include "../tests/unit_test.h"
 #include "w4a16_formats.h"
 
-#include <cmath>
+#ifndef QGF_G128_GOLDEN_DIR
+#define QGF_G128_GOLDEN_DIR "tests/golden_g128"
+#endif
 
-// Round trip: every dequantized weight is within half a step (s/2, plus fp16 rounding of the
-// product and of s) of the original, for groups whose range fits in 15 steps.
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+// Round trip: every dequantized weight is within what the format guarantees of the original:
+// half a step, s/2, plus what rounding s to fp16 can add at the ends of the range (the 15 steps of
+// the fp16 s may fall short of the range by 15·|s - (hi - lo)/15| <= 15·2^-11·s, and the end code
+// is clamped), plus the fp16 rounding of the dequantized value (half an ulp: 2^-11 of it).
 static void test_g128_round_trip() {
     constexpr int64_t N = 64, K = 1024;
     std::vector<float> w(N * K);
@@ -23,10 +34,49 @@ static void test_g128_round_trip() {
         for (int64_t k = 0; k < K; ++k) {
             const float s = fp16_to_fp32(g.scale[n * (K / kGroupSize) + k / kGroupSize]);
             const float err = std::fabs(deq[n * K + k] - w[n * K + k]);
-            bad += !(err <= 0.5f * s * 1.01f + std::fabs(w[n * K + k]) * 1e-3f);
+            bad += !(err <= s * (0.5f + 15.0f / 2048) + std::fabs(deq[n * K + k]) / 2048);
         }
     EXPECT(bad == 0);
     for (uint8_t z : g.zero) EXPECT(z <= 15);
+}
+
+// Golden vectors of group-128 (tests/golden_g128/, written by the independent Python model
+// tests/g128_model.py from the format's definition): our quantizer must give every code word,
+// scale and zero point byte for byte. A file holds the inputs, then per group 16 words, the
+// scale's fp16 bits and the zero point.
+static void test_g128_golden() {
+    size_t cases = 0;
+    for (const char* name : {"normal", "outliers", "positive", "negative", "constant_and_zero", "half_steps", "tiny", "large", "skewed"}) {
+        const std::string path = std::string(QGF_G128_GOLDEN_DIR) + "/" + name + ".bin";
+        FILE* f = std::fopen(path.c_str(), "rb");
+        if (!f) {
+            std::printf("FAILED: cannot read %s\n", path.c_str());
+            EXPECT(false);
+            continue;
+        }
+        std::vector<uint8_t> bytes;
+        uint8_t buf[4096];
+        for (size_t got; (got = std::fread(buf, 1, sizeof buf, f)) > 0;) bytes.insert(bytes.end(), buf, buf + got);
+        std::fclose(f);
+        constexpr size_t kGroupBytes = kGroupSize * 4 + kWordsPerGroup * 4 + 2 + 1;  // inputs + what they quantize to
+        const size_t groups = bytes.size() / kGroupBytes;
+        EXPECT(groups > 0 && bytes.size() == groups * kGroupBytes);
+        const int64_t K = (int64_t)groups * kGroupSize;
+        std::vector<float> x(K);
+        std::memcpy(x.data(), bytes.data(), K * 4);
+        const G128Weights g = quantize_g128(x, 1, K);
+        size_t bad = 0;
+        const uint8_t* want = bytes.data() + K * 4;
+        for (size_t j = 0; j < groups; ++j, want += kWordsPerGroup * 4 + 3) {
+            bad += std::memcmp(want, &g.q[j * kWordsPerGroup], kWordsPerGroup * 4) != 0;
+            bad += std::memcmp(want + kWordsPerGroup * 4, &g.scale[j], 2) != 0;
+            bad += want[kWordsPerGroup * 4 + 2] != g.zero[j];
+        }
+        if (bad) std::printf("golden group-128 %s: %zu of %zu groups differ\n", name, bad, groups);
+        EXPECT(bad == 0);
+        ++cases;
+    }
+    EXPECT(cases == 9);
 }
 
 // A constant positive group: the range stretched to [0, c] keeps c (z = 0, q = 15); a constant
@@ -85,28 +135,27 @@ static void test_w8() {
     EXPECT(max_code == 127);
 }
 
-// Nibbles of a repacked layout (04's fragment order) that are not where PTX's per-lane model of
-// the m16n8k16 A fragment says: register reg of lane (g, t) holds rows g (reg even) or g + 8 and
-// columns 2t, 2t + 1 (+ 8 for reg >= 2), its two values in bits 4·reg and 16 + 4·reg of the word.
+// Nibbles of a repacked layout that are not where the layout and PTX say, written here from the
+// ISA's side (tests/ptx_fragment_tables.h), not with the repack's own index functions: element
+// (n, k) of the padded weights, in the m16n8k16 A fragment of its 16x16 tile (row n % 16, column
+// k % 16), is half `part` of register `reg` of lane `lane`; the layout keeps that lane's word of
+// K-step ks at [tile][ks / 4][lane][ks % 4] and register reg's half `part` in bits 4·reg + 16·part.
 // want(n, k) is the code of padded row n (n may pass N), column k.
 template <class Want>
 static size_t misplaced_nibbles(const std::vector<uint32_t>& words, int64_t row_tiles, int64_t K, Want want) {
     size_t bad = 0;
-    for (int64_t tile = 0; tile < row_tiles; ++tile)
-        for (int64_t ks = 0; ks < K / kMmaK; ++ks)
-            for (int lane = 0; lane < 32; ++lane)
-                for (int reg = 0; reg < 4; ++reg)
-                    for (int h = 0; h < 2; ++h) {
-                        const int row = lane / 4 + 8 * (reg % 2), col = 2 * (lane % 4) + 8 * (reg / 2) + h;
-                        const uint32_t word = words[mma_word_index(tile, ks, lane, K)];
-                        const int got = (int)((word >> (4 * reg)) >> (16 * h)) & 0xF;  // what the kernel extracts
-                        bad += got != want(tile * kMmaRows + row, ks * kMmaK + col);
-                    }
+    for (int64_t n = 0; n < row_tiles * 16; ++n)
+        for (int64_t k = 0; k < K; ++k) {
+            const FragmentSlot s = m16n8k16_a_slot((int)(n % 16), (int)(k % 16));
+            const int64_t ks = k / 16;
+            const uint32_t word = words[(((n / 16) * (K / 64) + ks / 4) * 32 + s.lane) * 4 + ks % 4];
+            const int got = (int)(word >> (4 * s.reg + 16 * s.part)) & 0xF;  // what the kernel extracts
+            bad += got != want(n, k);
+        }
     return bad;
 }
 
-// The repacked words against a model written from the PTX ISA's table for the m16n8k16 A
-// fragment (a_j holds row g + 8*(j % 2), columns 2t + 8*(j / 2) + {0, 1}), on a shape with a
+// The repacked words against the PTX ISA's table for the m16n8k16 A fragment, on a shape with a
 // partial row tile: every nibble lands where the model says, padding rows are code 0.
 static void test_mma_repack() {
     constexpr int64_t N = 20, K = 256;
@@ -195,6 +244,37 @@ static void test_reference() {
         }
 }
 
+// The kernel tolerance is tight (check.h, kSumOrderTolerance): the finest mistake step 3 plants,
+// group-128 weights dequantized in FP32 as (q - z)·s instead of rounded to fp16 as the format says
+// (canary_fp32_weights on the GPU), must fail it on fp16 activations at a lesson-like K, and pass a
+// tolerance ten times looser (so that a tolerance loosened that far would be noticed here).
+static void test_tolerance_rejects_fp32_weights() {
+    constexpr int64_t M = 3, N = 64, K = 4096;
+    std::vector<float> a(M * K), w(N * K);
+    fill_normal(a, 23, 1);
+    fill_normal(w, 23, 2);
+    const std::vector<float> acts = from_fp16(to_fp16(a));
+    const G128Weights g = quantize_g128(w, N, K);
+    std::vector<float> unrounded(N * K);
+    for (int64_t n = 0; n < N; ++n)
+        for (int64_t k = 0; k < K; ++k) {
+            const int64_t j = n * (K / kGroupSize) + k / kGroupSize;
+            unrounded[n * K + k] = (float)(g128_code(g, n, k) - g.zero[j]) * fp16_to_fp32(g.scale[j]);
+        }
+    const std::vector<float> deq = dequantize_g128(g);
+    const ReferenceRows ref = reference_gemm(acts.data(), deq.data(), M, N, K, reference_row_choice(M, N, K));
+    const ReferenceRows wrong = reference_gemm(acts.data(), unrounded.data(), M, N, K, reference_row_choice(M, N, K));
+    const std::vector<float> canary(wrong.c.begin(), wrong.c.end());
+    const CheckResult tight = check_close("fp32 weights", canary.data(), ref.c.data(), canary.size(),
+                                          Tolerance{0.0, kSumOrderTolerance, ref.abs_sum.data()}, 0, 0);
+    const CheckResult loose = check_close("fp32 weights", canary.data(), ref.c.data(), canary.size(),
+                                          Tolerance{0.0, 10 * kSumOrderTolerance, ref.abs_sum.data()}, 0, 0);
+    std::printf("  canary fp32 weights: max err/sum|aw| %.2e (tolerance %.0e), %zu of %zu outputs over it\n",
+                tight.max_scaled_err, kSumOrderTolerance, tight.bad, tight.checked);
+    EXPECT(!tight.pass);
+    EXPECT(loose.pass);
+}
+
 int main() {
     test_g128_round_trip();
     test_g128_constant_and_zero_groups();
@@ -205,5 +285,7 @@ int main() {
     test_q4_0_mma_repack();
     test_half_trick();
     test_reference();
+    test_tolerance_rejects_fp32_weights();
+    test_g128_golden();
     return unit_test_summary();
 }

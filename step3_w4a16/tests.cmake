@@ -1,25 +1,48 @@
 # Step 3 tests (included by the top-level CMakeLists.txt).
-# CPU: the group-128 and W8 quantizers, the mma repacking against PTX's fragment table, the
-# 0x6400 trick for every code, the reference.
+# CPU: the group-128 and W8 quantizers (group-128 against golden vectors of an independent model),
+# the mma repacking against PTX's fragment tables, the 0x6400 trick for every code, the reference,
+# and the tolerance against its finest canary.
 add_executable(test_w4a16_cpu ${CMAKE_SOURCE_DIR}/step3_w4a16/test_w4a16_cpu.cu)
 target_include_directories(test_w4a16_cpu PRIVATE ${CMAKE_SOURCE_DIR}/common)
 target_link_libraries(test_w4a16_cpu PRIVATE CUDA::curand Threads::Threads)
+target_compile_definitions(test_w4a16_cpu PRIVATE QGF_G128_GOLDEN_DIR="${CMAKE_SOURCE_DIR}/tests/golden_g128")
 add_test(NAME step3_cpu_formats_and_repack COMMAND test_w4a16_cpu)
 set_tests_properties(step3_cpu_formats_and_repack PROPERTIES LABELS cpu TIMEOUT 300)
+# The group-128 golden vectors are what the Python model (tests/g128_model.py) writes, byte for byte.
+add_test(NAME step3_g128_golden_matches_model COMMAND python3 ${CMAKE_SOURCE_DIR}/tests/g128_model.py check
+         ${CMAKE_SOURCE_DIR}/tests/golden_g128)
+set_tests_properties(step3_g128_golden_matches_model PROPERTIES LABELS cpu TIMEOUT 60)
 
-# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
+# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason. Each shape
+# names, after its colon, the kernels that must run and PASS it: every lesson kernel whose limits admit
+# it on an H200 (a SKIP for an older GPU's architecture excepted).
 # K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
 # M = 1..8, 9, 17, 37 and 129 take each of mma_g128's tile shapes.
 add_gpu_test(step3_lesson_cases step3_w4a16)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
-add_gpu_shape_tests(step3 step3_w4a16 1x100x128 2x4100x4224 3x1x4224 9x100x128 17x4100x4224 37x100x4224 129x4100x128 1x4100x4128 2x100x32 8x100x4224
-                    5x33x256 8x37x12288 8x37x14336)
+add_gpu_shape_tests(step3 step3_w4a16
+  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128
+  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128
+  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128
+  9x100x128:naive+smem_tiled+mma_g128
+  17x4100x4224:naive+smem_tiled+mma_g128
+  37x100x4224:naive+smem_tiled+mma_g128
+  129x4100x128:naive+smem_tiled+mma_g128
+  1x4100x4128:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
+  2x100x32:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
+  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128
+  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128
+  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128
+  8x37x14336:naive+smem_tiled+mma_g128)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
 endforeach()
 
+# mma_g128: every tile shape, every class of ragged last token tile (tests/ragged_tile_shapes.cu);
+# N = 4100 lets M > 128 take the large tile.
+add_ragged_tile_test(step3_memcheck_ragged_tiles_mma_g128 memcheck step3 step3_w4a16 mma_g128 4100 256)
 add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)
 add_sanitizer_test(step3_racecheck_129x100x4224 racecheck step3_w4a16 --m 129 --n 100 --k 4224)

@@ -42,8 +42,10 @@ inline int round_half_away(float x) { return (int)std::lround(x); }
 
 // One group: scale s = (max - min) / 15 over a range stretched to include 0 (so that 0 is
 // exactly representable and a constant group is not collapsed to nothing), rounded to fp16;
-// zero point z = round(-min / s) clamped to 0..15; codes q = clamp(round(x / s) + z, 0, 15),
-// divided by the fp16 s the kernels will use. An all-zero group has s = 0, z = 0, q = 0.
+// zero point z = round(-min·r) clamped to 0..15; codes q = clamp(round(x·r) + z, 0, 15), with r
+// the FP32 reciprocal of the fp16 s the kernels will use (not of the FP32 range / 15). An all-zero
+// group has s = 0, z = 0, q = 0. tests/g128_model.py writes this definition apart, in Python, and
+// its golden vectors (tests/golden_g128/) hold this code to it byte for byte.
 inline void quantize_group_g128(const float* x, uint32_t* words, ggml_half* scale, uint8_t* zero) {
     float lo = 0.f, hi = 0.f;
     for (int i = 0; i < kGroupSize; ++i) {

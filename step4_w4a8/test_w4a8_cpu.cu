@@ -2,13 +2,20 @@
 // against the dot products in common/golden/ (ggml's, and the emulations of llama.cpp's CUDA
 // formula), the nibble unpacking DP4A kernels use, and the weight repacking.
 // Ends with "N passed, M failed".
+#include "../common/check.h"
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
 #include "../common/golden.h"
 #include "../common/q4_0_q8_1.h"
+#include "../common/reference_gemm.h"
+#include "../tests/ptx_fragment_tables.h"
 #include "../tests/unit_test.h"
+#include "compensation_demo.h"
+#include "kernels/09_mma_int8.cuh"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
+
+#include <algorithm>
 
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
@@ -69,6 +76,24 @@ static void test_golden_dots() {
     EXPECT(counts.compared > 100);
 }
 
+// The rules the golden checks apply can fail: v3 (the dequantized dot) tolerates 1e-12 relative
+// and nothing more, and "both overflowed" only when both did; step 5's GPU rule tolerates
+// kSumOrderTolerance of Σ|deq(w)·deq(a)| and, where ggml overflowed, only a GPU value that
+// overflowed too.
+static void test_golden_dot_rules() {
+    EXPECT(dequantized_dot_matches(1.0, 1.0 + 0.5e-12));
+    EXPECT(!dequantized_dot_matches(1.0, 1.0 + 1e-10));
+    EXPECT(dequantized_dot_matches(INFINITY, NAN) && dequantized_dot_matches(NAN, -INFINITY));
+    EXPECT(!dequantized_dot_matches(1.0, INFINITY));   // ggml overflowed, we did not
+    EXPECT(!dequantized_dot_matches(INFINITY, 1.0));   // we overflowed, ggml did not
+    EXPECT(!dequantized_dot_matches(NAN, 0.0));
+    EXPECT(gpu_dot_matches_golden(1.0 + 2e-6, 1.0, 1.0));
+    EXPECT(!gpu_dot_matches_golden(1.0 + 4e-6, 1.0, 1.0));
+    EXPECT(gpu_dot_matches_golden(INFINITY, NAN, 1.0) && gpu_dot_matches_golden(NAN, INFINITY, 1.0));
+    EXPECT(!gpu_dot_matches_golden(1.0, INFINITY, 1.0));  // ggml overflowed, the GPU did not
+    EXPECT(!gpu_dot_matches_golden(NAN, 1.0, 1.0));
+}
+
 // The unpacking every DP4A kernel does, for all 256 byte values in each of the 4 byte positions
 // of a word: the low and high nibble of byte p land, unsigned, in byte p of the two results;
 // and dp4a_s8 adds the four signed byte products.
@@ -127,9 +152,13 @@ static void test_repack_round_trip() {
     EXPECT(r.qs[16 * 7 + 3] == blocks[7].qs[3] && r.d[299] == blocks[299].d);
 }
 
-// The repack for int8 tensor cores against PTX's m16n8k32 A-fragment table: for every lane,
-// register and byte, what the kernel extracts (XOR 0x88, mask 0xF0: 16·(n - 8) as int8) is the
-// element the table names, with padding rows reading 0; and the scale pairs.
+// The repack for int8 tensor cores against PTX's m16n8k32 A-fragment table, typed from the ISA's
+// side (tests/ptx_fragment_tables.h) rather than with the repack's own index functions: element
+// (n, col) of block b sits, in its 16-row tile, in byte `part` of register `reg` of lane `lane`;
+// the layout keeps that lane's words of blocks 2c and 2c+1 at [tile][c][lane][0..3] as {A(2c),
+// B(2c), A(2c+1), B(2c+1)}, registers 0 and 1 in the high nibbles of A and B, 2 and 3 in the low.
+// What the kernel extracts there (XOR 0x88, mask 0xF0: 16·(n - 8) as int8) must be the element,
+// with padding rows reading 0; then the scale pairs.
 static void test_mma_int8_repack() {
     constexpr int64_t N = 21, K = 128, nblocks = K / QK4_0;
     std::vector<float> w(N * K);
@@ -137,21 +166,20 @@ static void test_mma_int8_repack() {
     std::vector<block_q4_0> blocks(N * nblocks);
     quantize_row_q4_0_ref(w.data(), blocks.data(), N * K);
     const Q4_0MmaLayout r = repack_q4_0_for_mma(blocks, N, K);
-    EXPECT(r.row_tiles == 2);
+    EXPECT(r.row_tiles == 2 && r.words.size() == (size_t)(2 * (K / 64) * 32 * 4));
     size_t bad = 0, bad_scales = 0;
-    for (int64_t tile = 0; tile < r.row_tiles; ++tile)
+    for (int64_t n = 0; n < r.row_tiles * 16; ++n)
         for (int64_t b = 0; b < nblocks; ++b)
-            for (int lane = 0; lane < 32; ++lane) {
-                const uint32_t a = r.words[mma8_word_index(tile, b, lane, 0, K)], bw = r.words[mma8_word_index(tile, b, lane, 1, K)];
-                const uint32_t regs[4] = {int8_from_high_nibbles(a), int8_from_high_nibbles(bw), int8_from_low_nibbles(a),
-                                          int8_from_low_nibbles(bw)};
-                for (int j = 0; j < 4; ++j)
-                    for (int e = 0; e < 4; ++e) {
-                        const Int8FragmentPosition p = mma8_a_position(lane, j, e);
-                        const int64_t n = tile * 16 + p.row;
-                        const int want = n < N ? 16 * (q4_0_code(blocks[n * nblocks + b], p.col) - 8) : 0;
-                        bad += (int)(int8_t)(regs[j] >> (8 * e)) != want;
-                    }
+            for (int col = 0; col < QK4_0; ++col) {
+                const FragmentSlot s = m16n8k32_a_slot((int)(n % 16), col);
+                const uint32_t word = r.words[(((n / 16) * (K / 64) + b / 2) * 32 + s.lane) * 4 + (b % 2) * 2 + s.reg % 2];
+                const uint32_t reg = s.reg < 2 ? int8_from_high_nibbles(word) : int8_from_low_nibbles(word);
+                int want = 0;  // ggml's block: element j in the low nibble of qs[j], j + 16 in the high one of qs[j]
+                if (n < N) {
+                    const uint8_t byte = blocks[n * nblocks + b].qs[col % 16];
+                    want = 16 * ((col < 16 ? byte & 0x0F : byte >> 4) - 8);
+                }
+                bad += (int)(int8_t)(reg >> (8 * s.part)) != want;
             }
     for (int64_t tile = 0; tile < r.row_tiles; ++tile)
         for (int64_t b = 0; b < nblocks; ++b)
@@ -172,12 +200,113 @@ static void test_mma_int8_repack() {
     EXPECT(bad_trick == 0);
 }
 
+// What part 1 of the lesson demonstrates (compensation_demo.h), as properties: one block's
+// dequantized dot is Σ deq(w)·deq(a), computed here from ggml's dequantizers; on a whole product
+// the compensated form with s = d·Σq has the quantization error itself (to 1%), forgetting the
+// correction is more than 100 times worse, and s = Σx adds a little (0.5% to 10%).
+static void test_compensation_demo() {
+    std::vector<float> w(QK4_0), a(QK4_0), wd(QK4_0), ad(QK4_0);
+    fill_normal(w, 3, 41);
+    fill_normal(a, 3, 42);
+    block_q4_0 wq;
+    block_q8_1 a_dsumq, a_sumx;
+    quantize_row_q4_0_ref(w.data(), &wq, QK4_0);
+    quantize_row_q8_1_ref(a.data(), &a_dsumq, QK8_1, Q81Sum::DTimesSumQ);
+    quantize_row_q8_1_ref(a.data(), &a_sumx, QK8_1, Q81Sum::SumX);
+    dequantize_row_q4_0(&wq, wd.data(), QK4_0);
+    dequantize_row_q8(&a_dsumq, ad.data(), QK8_1);
+    double dequantized = 0, truth = 0;
+    for (int j = 0; j < QK4_0; ++j) {
+        dequantized += (double)wd[j] * ad[j];
+        truth += (double)w[j] * a[j];
+    }
+    const DotVariants one = dot_variants(w.data(), a.data(), &wq, &a_dsumq, &a_sumx, QK4_0);
+    EXPECT(std::fabs(one.dequantized - dequantized) <= 1e-12 * std::fabs(dequantized));
+    EXPECT(one.truth == truth);
+    const ProductErrors e = compensation_product_errors(1234, 8, 256, 4096);
+    const double deq = e.nmse[0], forgot = e.nmse[1], dsumq = e.nmse[2], sumx = e.nmse[3];
+    std::printf("  part 1's NMSE: dequantized %.3e, no correction %.3e, s = d*sum(q) %.3e, s = sum(x) %.3e; gap %.1e\n", deq, forgot,
+                dsumq, sumx, e.max_gap_over_rms);
+    EXPECT(deq > 1e-3 && deq < 2e-2);  // 4-bit weights on N(0,1) data
+    EXPECT(std::fabs(dsumq / deq - 1.0) < 0.01);
+    EXPECT(forgot > 100 * deq);
+    EXPECT(sumx > 1.005 * deq && sumx < 1.1 * deq);
+    EXPECT(e.max_gap_over_rms > 0 && e.max_gap_over_rms < 1e-2);
+}
+
+// 09's large tile copies its activation rows with ActRowStream: thread t reads rows first_row(t)
+// + j·kRowStep of the tile, clamped to its last real one. For every M whose last token tile holds
+// 1 .. kBM tokens (every ragged class, two tiles in), no piece reads a row at or past M, and every
+// real row of the tile is read where it belongs.
+static void test_act_row_stream_rows() {
+    using C = mma_int8::Large;
+    using S = mma_int8::ActRowStream<C>;
+    static_assert(S::kApplies, "the large tile copies its activations row by row");
+    size_t past_m = 0, misplaced = 0;
+    for (int M = 2 * C::kBM + 1; M <= 3 * C::kBM; ++M) {
+        const int m0 = 2 * C::kBM;  // the last, ragged tile
+        for (int t = 0; t < C::kThreads; ++t) {
+            const int r0 = S::first_row(t), last = S::last_piece(M, m0, r0);
+            for (int j = 0; j < S::kPerThread; ++j) {
+                const int row = std::min(m0 + r0, M - 1) + std::min(j, last) * S::kRowStep;  // what the copy reads
+                const int wanted = m0 + r0 + j * S::kRowStep;                                 // where it lands
+                past_m += row >= M;
+                misplaced += wanted < M && row != wanted;
+            }
+        }
+    }
+    EXPECT(past_m == 0);
+    EXPECT(misplaced == 0);
+}
+
+// The kernel tolerance is tight (check.h, kSumOrderTolerance): a fine mistake just above FP32
+// summation order, each block's d_w·d_a rounded to fp16 before it scales the integer sum, must
+// fail it at a lesson-like K, and pass a tolerance ten times looser (so that a tolerance loosened
+// that far would be noticed here).
+static void test_tolerance_rejects_fp16_scale_product() {
+    constexpr int64_t M = 3, N = 64, K = 4096, nblocks = K / QK4_0;
+    std::vector<float> A(M * K), W(N * K);
+    fill_normal(A, 21, 1);
+    fill_normal(W, 21, 2);
+    std::vector<block_q4_0> w(N * nblocks);
+    std::vector<block_q8_1> a(M * nblocks);
+    quantize_row_q4_0_ref(W.data(), w.data(), N * K);
+    quantize_row_q8_1_ref(A.data(), a.data(), M * K, Q81Sum::DTimesSumQ);
+    const ReferenceRows truth = reference_gemm(A.data(), W.data(), M, N, K, reference_row_choice(M, N, K));
+    std::vector<double> ref(M * N);
+    std::vector<float> canary(M * N);
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < N; ++n) {
+            const block_q4_0* wn = &w[n * nblocks];
+            const block_q8_1* am = &a[m * nblocks];
+            ref[m * N + n] = w4a8_dot_f64(wn, am, nblocks, W4A8Form::Signed);
+            double sum = 0;
+            for (int64_t b = 0; b < nblocks; ++b) {
+                const float scale = fp16_to_fp32(fp32_to_fp16(fp16_to_fp32(wn[b].d) * fp16_to_fp32(am[b].d)));
+                sum += (double)scale * block_signed_sumi(wn[b], am[b].qs);
+            }
+            canary[m * N + n] = (float)sum;
+        }
+    const CheckResult tight = check_close("fp16 d_w*d_a", canary.data(), ref.data(), ref.size(),
+                                          Tolerance{0.0, kSumOrderTolerance, truth.abs_sum.data()}, 0, 0);
+    const CheckResult loose = check_close("fp16 d_w*d_a", canary.data(), ref.data(), ref.size(),
+                                          Tolerance{0.0, 10 * kSumOrderTolerance, truth.abs_sum.data()}, 0, 0);
+    std::printf("  canary fp16 d_w*d_a: max err/sum|aw| %.2e (tolerance %.0e), %zu of %zu outputs over it\n",
+                tight.max_scaled_err, kSumOrderTolerance, tight.bad, tight.checked);
+    EXPECT(!tight.pass);
+    EXPECT(loose.pass);
+}
+
 int main() {
     test_compensation_identity();
     test_golden_dots();
+    test_golden_dot_rules();
     test_nibble_unpacking();
     test_block_sumi();
     test_repack_round_trip();
     test_mma_int8_repack();
+    test_tolerance_rejects_fp16_scale_product();
+    test_act_row_stream_rows();
+    test_compensation_demo();
     return unit_test_summary();
 }

@@ -8,7 +8,9 @@ target_compile_definitions(test_w4a8_cpu PRIVATE QGF_GOLDEN_DIR="${CMAKE_SOURCE_
 add_test(NAME step4_cpu_formula_and_golden_dots COMMAND test_w4a8_cpu)
 set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIMEOUT 300)
 
-# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason.
+# GPU: the lesson cases and awkward shapes, every kernel correct or a SKIP with its reason. Each shape
+# names, after its colon, the kernels that must run and PASS it: every lesson kernel whose limits admit
+# it on an H200 (a SKIP for an older GPU's architecture excepted).
 add_gpu_test(step4_lesson_cases step4_w4a8)
 add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes checked, its table printed
 # 2x100x15360: gemv_resident with 480 threads (K-blocks) per CTA; 1x37x16416: one K-block more than
@@ -19,14 +21,35 @@ add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes chec
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
-add_gpu_shape_tests(step4 step4_w4a8 1x100x32 2x4100x4128 3x1x4128 8x100x32 37x4100x4128 129x100x4128 1x4100x4128 2x100x15360 1x37x16416
-                    3x4100x4224 13x4100x4224 17x100x4224 37x100x4224 129x4100x128 8x4100x4224 5x33x192 7x4101x64 8x37x16384
-                    1x100x4224 4x37x4224 200x4100x640)
+add_gpu_shape_tests(step4 step4_w4a8
+  1x100x32:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
+  2x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
+  3x1x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
+  8x100x32:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
+  37x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
+  129x100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
+  1x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
+  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  1x37x16416:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl
+  3x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  13x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
+  17x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
+  37x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
+  129x4100x128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
+  8x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  5x33x192:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
+  7x4101x64:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
+  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
 endforeach()
 
+# mma_int8: every tile shape, every class of ragged last token tile (tests/ragged_tile_shapes.cu).
+add_ragged_tile_test(step4_memcheck_ragged_tiles_mma_int8 memcheck step4 step4_w4a8 mma_int8 100 256)
 add_sanitizer_test(step4_memcheck_37x100x4128 memcheck step4_w4a8 --m 37 --n 100 --k 4128)
 add_sanitizer_test(step4_memcheck_3x4101x32 memcheck step4_w4a8 --m 3 --n 4101 --k 32)
 add_sanitizer_test(step4_racecheck_129x100x4128 racecheck step4_w4a8 --m 129 --n 100 --k 4128)

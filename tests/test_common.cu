@@ -7,7 +7,10 @@
 #include "gemv_resident.cuh"
 #include "llama_times.h"
 #include "reference_gemm.h"
+#include "ptx_fragment_tables.h"
 #include "unit_test.h"
+
+#include <cstring>
 
 
 static bool passes(float got, double ref, Tolerance tol) {
@@ -36,6 +39,84 @@ static void test_check_close() {
     CheckResult r = check_close("unit", got.data(), ref.data(), got.size(), Tolerance{0.0, 0.5}, 2, 0);
     EXPECT(!r.pass && r.bad == 1 && r.max_abs_err == 1.0);
     EXPECT(std::fabs(r.nmse - 1.0 / 39.0) < 1e-12);
+    // The bound is inclusive: an error exactly at it passes, the next float above it fails.
+    EXPECT(passes(1.5f, 1.0, Tolerance{0.0, 0.5}));
+    EXPECT(!passes(std::nextafter(1.5f, 2.0f), 1.0, Tolerance{0.0, 0.5}));
+    EXPECT(passes(1.25f, 1.0, Tolerance{0.25, 0.0}));  // the relative part alone, also inclusive
+    // A non-finite reference is matched only by the same non-finite value: no infinity for a NaN,
+    // no NaN for an infinity, whatever the tolerance.
+    EXPECT(!passes(INFINITY, NAN, Tolerance{1e9, 1e9}));
+    EXPECT(!passes(NAN, INFINITY, Tolerance{1e9, 1e9}));
+    EXPECT(!passes(NAN, -INFINITY, Tolerance{1e9, 1e9}));
+    EXPECT(passes(-INFINITY, -INFINITY, tol));
+    // The scale is per element: element i is judged by scale[i], not by its neighbours'.
+    const std::vector<float> got3 = {1.f, 1.f, 1.f};
+    const std::vector<double> ref3 = {2.0, 2.0, 2.0}, scale3 = {10.0, 1000.0, 10.0};
+    r = check_close("unit", got3.data(), ref3.data(), 3, Tolerance{0.0, 1e-2, scale3.data()}, 0, 0);
+    EXPECT(!r.pass && r.bad == 2);
+    EXPECT(r.max_scaled_err == 0.1);  // |1 - 2| / 10
+    r = check_close("unit", got3.data() + 1, ref3.data() + 1, 1, Tolerance{0.0, 1e-2, scale3.data() + 1}, 0, 0);
+    EXPECT(r.pass);
+}
+
+// The kernel tolerance of steps 1, 3 and 4 (kSumOrderTolerance) is tight: step 1's finest
+// mistake, an FP32 GEMM whose inputs were rounded to TF32 (what a tensor-core "FP32" GEMM does in
+// TF32 mode), must fail it at a lesson-like K, and pass a tolerance ten times looser.
+static void test_tolerance_rejects_tf32_inputs() {
+    const int64_t M = 4, N = 64, K = 4096;
+    std::vector<float> A(M * K), W(N * K);
+    fill_normal(A, 29, 1);
+    fill_normal(W, 29, 2);
+    auto to_tf32 = [](std::vector<float> x) {  // keep 10 mantissa bits, round to nearest
+        for (float& v : x) {
+            uint32_t u;
+            std::memcpy(&u, &v, 4);
+            u = (u + 0x1000u) & ~0x1FFFu;
+            std::memcpy(&v, &u, 4);
+        }
+        return x;
+    };
+    const std::vector<float> A32 = to_tf32(A), W32 = to_tf32(W);
+    const ReferenceRows ref = reference_gemm(A.data(), W.data(), M, N, K, reference_row_choice(M, N, K));
+    const ReferenceRows tf32 = reference_gemm(A32.data(), W32.data(), M, N, K, reference_row_choice(M, N, K));
+    const std::vector<float> got(tf32.c.begin(), tf32.c.end());
+    const CheckResult tight = check_close("tf32", got.data(), ref.c.data(), got.size(),
+                                          Tolerance{0.0, kSumOrderTolerance, ref.abs_sum.data()}, 0, 0);
+    const CheckResult loose = check_close("tf32", got.data(), ref.c.data(), got.size(),
+                                          Tolerance{0.0, 10 * kSumOrderTolerance, ref.abs_sum.data()}, 0, 0);
+    std::printf("  canary tf32 inputs: max err/sum|aw| %.2e (tolerance %.0e), %zu of %zu outputs over it\n",
+                tight.max_scaled_err, kSumOrderTolerance, tight.bad, tight.checked);
+    EXPECT(!tight.pass);
+    EXPECT(loose.pass);
+}
+
+// Every fragment table of tests/ptx_fragment_tables.h is a one-to-one map onto the lanes'
+// registers: each (lane, register, part) holds exactly one element.
+template <class Slot>
+static bool fragment_table_is_bijective(int rows, int cols, int regs, int parts, Slot slot) {
+    std::vector<int> hits(32 * regs * parts, 0);
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c) {
+            const FragmentSlot s = slot(r, c);
+            if (s.lane < 0 || s.lane >= 32 || s.reg < 0 || s.reg >= regs || s.part < 0 || s.part >= parts) return false;
+            ++hits[(s.lane * regs + s.reg) * parts + s.part];
+        }
+    return std::all_of(hits.begin(), hits.end(), [](int h) { return h == 1; });
+}
+
+static void test_fragment_tables() {
+    EXPECT(fragment_table_is_bijective(16, 16, 4, 2, m16n8k16_a_slot));
+    EXPECT(fragment_table_is_bijective(16, 8, 2, 2, m16n8k16_b_slot));
+    EXPECT(fragment_table_is_bijective(16, 8, 4, 1, m16n8_c_slot));
+    EXPECT(fragment_table_is_bijective(16, 32, 4, 4, m16n8k32_a_slot));
+    EXPECT(fragment_table_is_bijective(32, 8, 2, 4, m16n8k32_b_slot));
+    // Spot checks against the ISA's figures: lane 0 holds a_0 = (0, 0); lane 5 (group 1, thread 1)
+    // holds a_3 of m16n8k16 at (9, 3) and a_9 of m16n8k32 at (1, 21).
+    const FragmentSlot a16 = m16n8k16_a_slot(9, 3), a32 = m16n8k32_a_slot(1, 21);
+    EXPECT(a16.lane == 5 && a16.reg == 1 && a16.part == 1);
+    EXPECT(a32.lane == 5 && a32.reg == 2 && a32.part == 1);
+    const FragmentSlot c = m16n8_c_slot(9, 3);
+    EXPECT(c.lane == 5 && c.reg == 3);
 }
 
 // check_bytes must see a difference anywhere, down to one nibble of the last byte.
@@ -82,6 +163,19 @@ static void test_reference_gemm() {
         for (int64_t r : rows) residue[r % kResidueSpan] = true;
         EXPECT(std::all_of(residue.begin(), residue.end(), [](bool b) { return b; }));
     }
+    // N past the reference's 64-column chunks, with a ragged last chunk: every column computed.
+    const int64_t wide_n = 130;
+    std::vector<float> wide_w(wide_n * K);
+    fill_uniform(wide_w, 7, 3, -1.f, 1.f);
+    const ReferenceRows wide = reference_gemm(A.data(), wide_w.data(), M, wide_n, K, reference_row_choice(M, wide_n, K));
+    size_t wrong_columns = 0;
+    for (int64_t m = 0; m < M; ++m)
+        for (int64_t n = 0; n < wide_n; ++n) {
+            double sum = 0;
+            for (int64_t k = 0; k < K; ++k) sum += (double)A[m * K + k] * wide_w[n * K + k];
+            wrong_columns += !(std::fabs(sum - wide.c[m * wide_n + n]) <= 1e-12) || !(wide.abs_sum[m * wide_n + n] > 0);
+        }
+    EXPECT(wrong_columns == 0);
     ReferenceRows part = reference_gemm(A.data(), W.data(), M, N, K, {1, 4});
     EXPECT(part.sampled && part.c[0 * N + 3] == ref.c[1 * N + 3] && part.c[1 * N + 6] == ref.c[4 * N + 6]);
     std::vector<float> full(M * N);
@@ -248,6 +342,8 @@ static void test_llama_times() {
 int main() {
     test_check_close();
     test_check_bytes();
+    test_tolerance_rejects_tf32_inputs();
+    test_fragment_tables();
     test_l2_rotation();
     test_launch_limits();
     test_gemv_resident_shape();

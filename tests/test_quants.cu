@@ -6,6 +6,7 @@
 
 #include "common.cuh"
 #include "ggml_quants.h"
+#include "ggml_quants_tensor.h"
 #include "unit_test.h"
 
 
@@ -172,11 +173,28 @@ static void test_sum_x_quantizer_divides() {
     EXPECT(wrong == 0);
 }
 
+// Whole tensors are quantized in parallel chunks of kCpuChunkBlocks blocks: a tensor of more than
+// two chunks, with a ragged last one, must come out byte for byte as one sequential call makes it.
+static void test_chunked_cpu_quantizer() {
+    const int64_t nblocks = 2 * kCpuChunkBlocks + 37, n = nblocks * 32;
+    std::vector<float> x(n);
+    fill_normal(x, 31, 1);
+    for (QuantFormat f : {QuantFormat::Q4_0, QuantFormat::Q8_0, QuantFormat::Q8_1}) {
+        const QuantizedTensor chunked = quantize_cpu(x.data(), n, f);
+        std::vector<uint8_t> sequential(chunked.bytes.size());
+        if (f == QuantFormat::Q4_0) quantize_row_q4_0_ref(x.data(), reinterpret_cast<block_q4_0*>(sequential.data()), n);
+        else if (f == QuantFormat::Q8_0) quantize_row_q8_0_ref(x.data(), reinterpret_cast<block_q8_0*>(sequential.data()), n);
+        else quantize_row_q8_1_ref(x.data(), reinterpret_cast<block_q8_1*>(sequential.data()), n, Q81Sum::DTimesSumQ);
+        EXPECT(check_bytes("chunked", chunked.bytes.data(), sequential.data(), sequential.size(), block_bytes(f), 3).pass);
+    }
+}
+
 int main() {
     test_fp16_conversion();
     test_round_trip_bounds();
     test_q8_1_sum();
     test_q8_scale_is_a_division();
     test_sum_x_quantizer_divides();
+    test_chunked_cpu_quantizer();
     return unit_test_summary();
 }

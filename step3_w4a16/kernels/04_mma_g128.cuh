@@ -33,6 +33,7 @@
 #include "../w4a16_layout.cuh"
 
 #include <string>
+#include <tuple>
 
 namespace mma_g128 {
 
@@ -255,15 +256,29 @@ inline void launch_mma_config(const W4A16Args& p, cudaStream_t s) {
     kernel<<<grid, C::kThreads, C::kSmemBytes, s>>>(p);
 }
 
-// The tile shape from M (the timings above), then the largest tile that still gives every SM a CTA.
+namespace mma_g128 {
+// The tile shapes in the launcher's order, and its rule: the tile shape from M (the timings above),
+// then the largest tile that still gives every SM a CTA. Host code, also for
+// tests/ragged_tile_shapes.cu, which picks the ragged last tiles the tests run.
+using Tiles = std::tuple<Decode, Tokens16, Tokens32, Tokens64, Medium, Large>;
+inline int tile_index(int64_t M, int64_t N, int sms) {
+    if (M <= Decode::kBM) return 0;
+    if (M <= Tokens16::kBM) return 1;
+    if (M <= Tokens32::kBM) return 2;
+    if (M <= Tokens64::kBM) return 3;
+    const int64_t large_ctas = ceil_div(N, (int64_t)Large::kRowTiles * kMmaRows) * ceil_div(M, (int64_t)Large::kBM);
+    return large_ctas >= sms * 9 / 10 ? 5 : 4;
+}
+}  // namespace mma_g128
+
 inline void launch_w4a16_mma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace mma_g128;
-    const int sms = current_sm_count();
-    auto ctas = [&](int rows, int tokens) { return ceil_div(p.N, rows) * ceil_div(p.M, tokens); };
-    if (p.M <= Decode::kBM) launch_mma_config<Decode>(p, s);
-    else if (p.M <= Tokens16::kBM) launch_mma_config<Tokens16>(p, s);
-    else if (p.M <= Tokens32::kBM) launch_mma_config<Tokens32>(p, s);
-    else if (p.M <= Tokens64::kBM) launch_mma_config<Tokens64>(p, s);
-    else if (ctas(Large::kRowTiles * kMmaRows, Large::kBM) >= sms * 9 / 10) launch_mma_config<Large>(p, s);
-    else launch_mma_config<Medium>(p, s);
+    switch (tile_index(p.M, p.N, current_sm_count())) {
+        case 0: launch_mma_config<Decode>(p, s); break;
+        case 1: launch_mma_config<Tokens16>(p, s); break;
+        case 2: launch_mma_config<Tokens32>(p, s); break;
+        case 3: launch_mma_config<Tokens64>(p, s); break;
+        case 4: launch_mma_config<Medium>(p, s); break;
+        default: launch_mma_config<Large>(p, s); break;
+    }
 }

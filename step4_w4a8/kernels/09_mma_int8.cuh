@@ -29,6 +29,8 @@
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
 
+#include <tuple>
+
 #include <string>
 #include <type_traits>
 
@@ -130,11 +132,21 @@ struct ActRowStream {
     int dst;       // ... and where it lands in a stage
     int last;      // its last piece on a real token (pieces past it read that one again)
 
+    // Thread t's pieces lie on rows first_row(t) + j·kRowStep of the tile (j < kPerThread); of
+    // those, 0..last_piece are real tokens (row < M), or none, and then it reads row M - 1.
+    // Host code too: test_w4a8_cpu checks every ragged last tile against them.
+    __host__ __device__ static int first_row(int thread) { return thread / kPiecesPerRow; }
+    __host__ __device__ static int last_piece(int M, int m0, int r0) {
+        const int real = (M - m0 - r0 + kRowStep - 1) / kRowStep;  // pieces on rows < M (<= 0: none)
+        const int at_least_one = real > 1 ? real : 1;
+        return (at_least_one < kPerThread ? at_least_one : kPerThread) - 1;
+    }
+
     __device__ ActRowStream(const W4A8Args& p, int m0) {
-        const int r0 = (int)threadIdx.x / kPiecesPerRow, piece = (int)threadIdx.x % kPiecesPerRow;
+        const int r0 = first_row((int)threadIdx.x), piece = (int)threadIdx.x % kPiecesPerRow;
         src = (uint32_t)((size_t)min(m0 + r0, p.M - 1) * (p.K / 16) + piece);
         dst = C::kActAt + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
-        last = min(kPerThread, max(1, (p.M - m0 - r0 + kRowStep - 1) / kRowStep)) - 1;  // row M - 1 if none is real
+        last = last_piece(p.M, m0, r0);
     }
     __device__ __forceinline__ void load(uint8_t* stage, int kt, int K, const void* codes) const {  // CopyStream's signature
         const uint4* first = static_cast<const uint4*>(codes) + (src + (uint32_t)kt * kPiecesPerRow);
@@ -341,10 +353,19 @@ inline void launch_mma_int8_config(const W4A8Args& p, cudaStream_t s) {
     launch_with_pdl(kernel, mma_int8::tile_grid<C>(p), dim3(C::kThreads), C::kSmemBytes, s, p);
 }
 
+namespace mma_int8 {
+// The tile shapes in the launcher's order, and its rule: which of them M tokens take (host code,
+// also for tests/ragged_tile_shapes.cu, which picks the ragged last tiles the tests run).
+using Tiles = std::tuple<Decode, Tokens16, Tokens64, Large>;
+inline int tile_index(int64_t M) { return M <= Decode::kBM ? 0 : M <= Tokens16::kBM ? 1 : M <= 128 ? 2 : 3; }
+}  // namespace mma_int8
+
 inline void launch_w4a8_mma_int8(const W4A8Args& p, cudaStream_t s) {
     using namespace mma_int8;
-    if (p.M <= Decode::kBM) launch_mma_int8_config<Decode>(p, s);
-    else if (p.M <= Tokens16::kBM) launch_mma_int8_config<Tokens16>(p, s);
-    else if (p.M <= 128) launch_mma_int8_config<Tokens64>(p, s);
-    else launch_mma_int8_config<Large>(p, s);
+    switch (tile_index(p.M)) {
+        case 0: launch_mma_int8_config<Decode>(p, s); break;
+        case 1: launch_mma_int8_config<Tokens16>(p, s); break;
+        case 2: launch_mma_int8_config<Tokens64>(p, s); break;
+        default: launch_mma_int8_config<Large>(p, s); break;
+    }
 }

@@ -9,6 +9,7 @@
 #include "errors.cuh"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -16,11 +17,15 @@
 #include <utility>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 // A flag that one step adds to the common ones (step 2's --quantize FORMAT, say).
 struct ExtraFlag {
     std::string name;  // without the leading "--"
     bool takes_value;  // "--name VALUE" or "--name=VALUE"; otherwise a switch
     std::string help;
+    std::string value_name = "VALUE";  // what --help calls the value (FORMAT, FILE, DIR)
 };
 
 // Lesson kernels run by default. A canary is a deliberately broken kernel that a test runs by
@@ -98,6 +103,8 @@ inline void reject_flags_except(const Options& o, const std::vector<std::string>
 // Strict integer parsing: the whole string must be a number within [lo, hi].
 inline int64_t parse_int_flag(const std::string& flag, const std::string& text, int64_t lo, int64_t hi) {
     if (text.empty()) usage_error("--%s needs a value", flag.c_str());
+    if (!(std::isdigit((unsigned char)text[0]) || (text[0] == '-' && text.size() > 1 && std::isdigit((unsigned char)text[1]))))
+        usage_error("--%s expects an integer, got '%s'", flag.c_str(), text.c_str());  // strtoll would skip a space or '+'
     char* end = nullptr;
     errno = 0;
     const long long v = std::strtoll(text.c_str(), &end, 10);
@@ -141,10 +148,28 @@ inline void print_help(const ProgramInfo& info) {
         std::printf("  --expect A[,B...]   with --m --n --k: fail unless these kernels run and PASS (the tests use it)\n");
     if (!info.only_checks) std::printf("  --csv FILE          append one row per (case, kernel)\n");
     for (const auto& f : info.extra_flags)
-        std::printf("  --%-17s %s\n", (f.name + (f.takes_value ? " X" : "")).c_str(), f.help.c_str());
+        std::printf("  --%-17s %s\n", (f.name + (f.takes_value ? " " + f.value_name : "")).c_str(), f.help.c_str());
     std::printf("  --help              this text\n\n");
+    if (!info.only_checks && info.k_multiple > 1)
+        std::printf("K must be a multiple of %lld (the block size).\n", (long long)info.k_multiple);
     std::printf("exit codes: 0 all checks passed, 1 a check failed, 2 bad input, 3 a CUDA error, 77 no usable GPU\n");
     std::printf("example: %s\n", info.example);
+}
+
+// --list: one line per kernel, its name, what it does and its role; the names are what --kernel takes.
+inline void print_kernel_list(const ProgramInfo& info) {
+    constexpr int kNameWidth = 24;
+    for (const auto& kern : info.kernels) {
+        std::string tag;
+        if (kern.role == KernelRole::Canary) tag = " [canary: deliberately wrong; a test expects FAIL]";
+        if (kern.role == KernelRole::Exercise)
+            tag = " [exercise" + std::string(kern.written ? "" : ", unsolved") + ": edit " + kern.exercise_file + "]";
+        if (kern.role == KernelRole::Solution) tag = " [solution]";
+        const int pad = std::max(2, kNameWidth + 1 - (int)kern.name.size());  // a long name keeps two spaces
+        std::printf("%s%*s%s%s\n", kern.name.c_str(), pad, "", kern.description.c_str(), tag.c_str());
+    }
+    if (!info.only_checks)
+        std::printf("(every kernel runs on the GPU: without one, %s runs its CPU part, if any, and exits 77)\n", info.name);
 }
 
 inline std::vector<std::string> split_commas(const std::string& s) {
@@ -162,11 +187,20 @@ inline std::vector<std::string> split_commas(const std::string& s) {
 // Largest size we accept in any one dimension; products are checked separately.
 constexpr int64_t kMaxDim = int64_t(1) << 24;
 
-// A --csv file must be writable before any kernel runs (opening for append creates it empty).
+// A --csv file must be writable before any kernel runs, but nothing is created here: the file is
+// opened when its first row is written (report.h), so a run that stops on a usage error, or
+// without a GPU, leaves no empty file behind. Writable: an existing file we may write, or a new
+// name in a folder we may write.
 inline void require_writable(const std::string& path) {
-    FILE* f = std::fopen(path.c_str(), "a");
-    if (!f) usage_error("cannot write the --csv file '%s'", path.c_str());
-    std::fclose(f);
+    struct stat st;
+    if (stat(path.c_str(), &st) == 0) {
+        if (S_ISDIR(st.st_mode) || access(path.c_str(), W_OK) != 0) usage_error("cannot write the --csv file '%s'", path.c_str());
+        return;
+    }
+    const size_t slash = path.find_last_of('/');
+    const std::string folder = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    if (stat(folder.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || access(folder.c_str(), W_OK | X_OK) != 0)
+        usage_error("cannot write the --csv file '%s' (no writable folder '%s')", path.c_str(), folder.c_str());
 }
 
 // Parses argv into Options. Exits 0 after --help / --list, 2 on any bad input.
@@ -193,19 +227,8 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
         auto no_value = [&]() {
             if (has_inline_value) usage_error("--%s takes no value", flag.c_str());
         };
-        if (flag == "help") { no_value(); print_help(info); std::exit(EXIT_ALL_PASSED); }
-        else if (flag == "list") {
-            no_value();
-            for (const auto& kern : info.kernels) {
-                std::string tag;
-                if (kern.role == KernelRole::Canary) tag = " [canary: deliberately wrong; a test expects FAIL]";
-                if (kern.role == KernelRole::Exercise)
-                    tag = " [exercise" + std::string(kern.written ? "" : ", unsolved") + ": edit " + kern.exercise_file + "]";
-                if (kern.role == KernelRole::Solution) tag = " [solution]";
-                std::printf("%-24s %s%s\n", kern.name.c_str(), kern.description.c_str(), tag.c_str());
-            }
-            std::exit(EXIT_ALL_PASSED);
-        }
+        if (flag == "help" || flag == "list") no_value();  // acted on once the whole line is read
+
         else if (flag == "m") o.m = parse_int_flag(flag, take_value(), 1, kMaxDim);
         else if (flag == "n") o.n = parse_int_flag(flag, take_value(), 1, kMaxDim);
         else if (flag == "k") o.k = parse_int_flag(flag, take_value(), 1, kMaxDim);
@@ -266,5 +289,15 @@ inline Options parse_options(int argc, char** argv, const ProgramInfo& info) {
     if (o.check_only && (o.was_given("iters") || o.was_given("warmup")))
         usage_error("--iters and --warmup set up timing, which --check-only turns off; give one or the other");
     if (!o.csv_path.empty()) require_writable(o.csv_path);
+    // --help and --list answer only a command line that is otherwise valid (in any order): they
+    // print and exit 0, with nothing else run.
+    if (o.was_given("help")) {
+        print_help(info);
+        std::exit(EXIT_ALL_PASSED);
+    }
+    if (o.was_given("list")) {
+        print_kernel_list(info);
+        std::exit(EXIT_ALL_PASSED);
+    }
     return o;
 }

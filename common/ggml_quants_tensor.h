@@ -4,7 +4,7 @@
 
 #include "ggml_quants.h"
 #include "launch.h"
-#include "reference_gemm.h"
+#include "parallel_for.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "errors.cuh"
+#include "json_lite.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,11 +39,17 @@ inline bool read_file(const std::string& path, std::vector<uint8_t>& out) {
     return got == out.size();
 }
 
+// Writes to PATH.partial and renames it to PATH only once every byte is written, so that a write
+// that fails (a full disk, a file size limit) leaves no partial PATH behind, nor the .partial file.
 inline bool write_file(const std::string& path, const void* data, size_t bytes) {
-    FILE* f = std::fopen(path.c_str(), "wb");
+    const std::string partial = path + ".partial";
+    FILE* f = std::fopen(partial.c_str(), "wb");
     if (!f) return false;
-    bool ok = std::fwrite(data, 1, bytes, f) == bytes;
-    return std::fclose(f) == 0 && ok;
+    const bool written = std::fwrite(data, 1, bytes, f) == bytes;
+    const bool closed = std::fclose(f) == 0;
+    if (written && closed && std::rename(partial.c_str(), path.c_str()) == 0) return true;
+    std::remove(partial.c_str());
+    return false;
 }
 
 template <class T>
@@ -117,8 +125,52 @@ inline size_t count_float_diffs(const std::vector<float>& a, const std::vector<f
     return diffs;
 }
 
+// A folder of golden cases lists them in its manifest.json (README.md there): every case listed
+// must be there, a directory holding each listed file at the listed size, and every directory
+// there must be listed, so that a deleted case or file cannot pass as "fewer cases, all PASS".
+// "" when all holds, else a one-line reason.
+inline std::string golden_manifest_problem(const std::string& root) {
+    namespace fs = std::filesystem;
+    const std::string path = root + "/manifest.json";
+    std::vector<uint8_t> bytes;
+    if (!read_file(path, bytes)) return "cannot read " + path + " (a folder of golden cases lists them there)";
+    const std::string text(bytes.begin(), bytes.end());
+    JsonValue manifest;
+    std::string why;
+    if (!JsonParser(text).parse(manifest, &why)) return path + " is not JSON: " + why;
+    const JsonValue* cases = manifest.get("cases");
+    if (!cases || cases->kind != JsonValue::Kind::Array || cases->items.empty()) return path + " has no \"cases\" list";
+    std::set<std::string> listed;
+    for (const JsonValue& c : cases->items) {
+        const JsonValue *name = c.get("name"), *files = c.get("files");
+        if (!name || name->kind != JsonValue::Kind::String || !files || files->kind != JsonValue::Kind::Object || files->members.empty())
+            return path + " lists a case without a \"name\" or its \"files\"";
+        listed.insert(name->text);
+        for (const auto& [file, size] : files->members) {
+            std::error_code ec;
+            const uintmax_t got = fs::file_size(fs::path(root) / name->text / file, ec);
+            if (ec) return "golden case " + name->text + ": " + file + " is missing (manifest.json lists it)";
+            if (size.kind != JsonValue::Kind::Number || (double)got != size.number)
+                return "golden case " + name->text + ": " + file + " has " + std::to_string(got) + " bytes, manifest.json says " +
+                       (size.kind == JsonValue::Kind::Number ? std::to_string((long long)size.number) : std::string("no number"));
+        }
+    }
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(root, ec))
+        if (e.is_directory() && !listed.count(e.path().filename().string()))
+            return "golden folder " + e.path().string() + " is not a case manifest.json lists";
+    return "";
+}
+
 // Every golden case under root, loaded; a missing or malformed case is an input error (exit 2).
+// A folder of cases is first held to its manifest (golden_manifest_problem).
 inline std::vector<GoldenCase> load_golden_cases(const std::string& root) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(root, ec) && !fs::exists(fs::path(root) / "x.f32", ec)) {
+        const std::string problem = golden_manifest_problem(root);
+        if (!problem.empty()) usage_error("%s", problem.c_str());
+    }
     const std::vector<std::string> dirs = golden_case_dirs(root);
     if (dirs.empty()) usage_error("no golden case (a directory with x.f32) found at '%s'", root.c_str());
     std::vector<GoldenCase> cases(dirs.size());

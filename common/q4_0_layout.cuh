@@ -9,7 +9,7 @@
 #pragma once
 
 #include "ggml_quants.h"
-#include "reference_gemm.h"
+#include "parallel_for.h"
 
 #include <cuda_fp16.h>
 

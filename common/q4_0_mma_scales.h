@@ -5,7 +5,7 @@
 #pragma once
 
 #include "ggml_quants.h"
-#include "reference_gemm.h"
+#include "parallel_for.h"
 
 #include <cstdint>
 #include <vector>

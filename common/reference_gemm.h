@@ -10,11 +10,12 @@
 // Steps 3-5 pass dequantized weights, so "the same quantized data" is what gets compared.
 #pragma once
 
+#include "parallel_for.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
-#include <thread>
 #include <vector>
 
 struct ReferenceRows {
@@ -52,20 +53,6 @@ inline std::vector<int64_t> reference_row_choice(int64_t M, int64_t N, int64_t K
     std::sort(rows.begin(), rows.end());
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     return rows;
-}
-
-inline unsigned reference_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
-
-// Runs body(i) for i in [0, count) on all cores.
-template <class Body>
-inline void parallel_for(int64_t count, Body body) {
-    unsigned nthreads = (unsigned)std::min<int64_t>(reference_threads(), std::max<int64_t>(1, count));
-    std::vector<std::thread> pool;
-    for (unsigned t = 0; t < nthreads; ++t)
-        pool.emplace_back([=] {
-            for (int64_t i = t; i < count; i += nthreads) body(i);
-        });
-    for (auto& th : pool) th.join();
 }
 
 inline ReferenceRows reference_gemm(const float* A, const float* W, int64_t M, int64_t N, int64_t K,

@@ -1,7 +1,7 @@
 // report.h - one row per (case, kernel): the table a step prints and the CSV it appends.
 #pragma once
 
-#include "cli.h"
+#include "errors.cuh"
 #include "gpu.cuh"
 #include "timing.cuh"
 

@@ -9,6 +9,7 @@
 # Writes <step>.csv per step (step 3's also holds its --sweep, step 4's its --summit), run_info.txt (GPU, CUDA,
 # architecture, date) and logs/<step>.log; prints one progress line per step. Exit 0 when every
 # check passed, 1 when one failed, 77 without a GPU (one line, nothing written).
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

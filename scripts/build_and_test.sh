@@ -7,6 +7,7 @@
 # env:   LOG_DIR   where full logs and results.csv go (default: build/logs)
 #        CUDA_ARCH build for this architecture instead of the detected one (sm_90, sm_90a, "75;90")
 #        ARGS      extra flags for every step run (e.g. "--iters 50")
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
 LOG_DIR=${LOG_DIR:-build/logs}

@@ -25,8 +25,7 @@ try:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 except ImportError:
-    print("plot_results.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
-    sys.exit(77)
+    plt = None  # main() says so, after --help
 
 from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
 
@@ -165,6 +164,12 @@ def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path
 
 
 def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
+    if plt is None:
+        print("plot_results.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
+        return 77
     if len(sys.argv) not in (2, 3):
         print(__doc__)
         return 2

@@ -10,6 +10,7 @@
 # The program runs with --check-only --kernel KERNEL ARGS; the first launch of a matching function
 # is profiled with --clock-control none (the GPU's own clocks, as in the timed runs). The full ncu
 # report goes to build/profile/STEP-KERNEL.txt. Exit 77 without ncu or a GPU (one line), 2 on bad usage.
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 2 ]; then

@@ -30,3 +30,7 @@ def our_kernel(kernel: str) -> bool:
 def read_rows(path: pathlib.Path) -> list:
     with path.open() as f:
         return list(csv.DictReader(f))
+
+
+if __name__ == "__main__":  # a module for the other scripts; run, it says what it is
+    print(__doc__.strip())

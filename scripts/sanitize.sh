@@ -6,6 +6,7 @@
 # them with memcheck or racecheck, this script with each tool in turn.
 #
 # usage: scripts/sanitize.sh [TOOL...]      (default: all four)     needs a built tree (make)
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -d build ] || { echo "no build/ directory: run make first"; exit 2; }

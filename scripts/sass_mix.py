@@ -9,7 +9,7 @@ address), and prints for the longest one, the main loop, how many instructions o
 holds, and how many per unit of work: per KIND if given (an opcode such as IDP), else per tensor-core
 mma (HMMA, IMMA), else per DP4A (IDP), else per FP32 FMA. A lesson quotes this to count
 instructions instead of guessing them. Names are demangled: a template's arguments read
-"mma_int8::Config<4, 1, 1, 2, 8, 3, 2>".
+"mma_int8::Large" (a tile shape named by its own type).
 env: CUOBJDUMP  the cuobjdump binary (default: cuobjdump on PATH, else the CUDA toolkit's)
 Exit 0; 2 on bad usage or no such kernel; 77 without cuobjdump (one line).
 """
@@ -75,6 +75,9 @@ def take_option(args: list, flag: str):
 
 
 def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     args = sys.argv[1:]
     sass_file, per = take_option(args, "--sass"), take_option(args, "--per")
     if sass_file is False or per is False or len(args) != 2:

@@ -55,6 +55,9 @@ def table(results: pathlib.Path) -> str:
 
 
 def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(sys.argv) not in (2, 3):
         print(__doc__)
         return 2

@@ -60,6 +60,9 @@ def problems(info: str, logs: dict) -> list:
 
 
 def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(sys.argv) != 2:
         print(__doc__)
         return 2

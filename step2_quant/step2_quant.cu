@@ -27,6 +27,8 @@
 #include "exercises/solutions/ex1_q8_0_warp.cuh"
 #include "exercises/solutions/ex2_q4_0_warp.cuh"
 
+#include <csignal>
+
 #ifndef QGF_GOLDEN_DIR
 #define QGF_GOLDEN_DIR "common/golden"
 #endif
@@ -338,6 +340,13 @@ int run_dequantize_file(const Options& opt) {
     if (q.bytes.empty() || q.bytes.size() % block_bytes(f) != 0)
         usage_error("'%s' has %zu bytes: not a whole number of %zu-byte %s blocks (truncated?)", in.c_str(), q.bytes.size(),
                     block_bytes(f), format_name(f));
+    for (size_t b = 0; b < q.bytes.size() / block_bytes(f); ++b) {  // every format starts its block with the fp16 d
+        ggml_half d;
+        std::memcpy(&d, &q.bytes[b * block_bytes(f)], sizeof d);
+        if (!std::isfinite(fp16_to_fp32(d)))
+            usage_error("block %zu of '%s' has a scale d that is %s: its values would be NaN or infinite, so this tool refuses", b,
+                        in.c_str(), std::isnan(fp16_to_fp32(d)) ? "NaN" : "infinite");
+    }
     const std::vector<float> y = dequantize_cpu(q);
     if (!write_file(out, y.data(), y.size() * sizeof(float))) usage_error("cannot write '%s'", out.c_str());
     std::printf("dequantized %zu %s blocks into %zu float32 values\n", q.bytes.size() / block_bytes(f), format_name(f),
@@ -347,20 +356,21 @@ int run_dequantize_file(const Options& opt) {
 
 // ---------------------------------------------------------------------------------------------
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     ProgramInfo info{"step2_quant", "ggml's Q4_0 / Q8_0 / Q8_1 formats: byte-exact CPU and GPU quantizers, their error and speed",
                      "step2_quant --quantize q4_0 --in weights.f32 --out weights.q4_0", 32, {}, {}};
     info.uses_m = false;
     for (const auto& q : kQuantizers) info.kernels.push_back(q.info);
     info.extra_flags = {
-        {"quantize", true, "FORMAT (q4_0|q8_0|q8_1): quantize the float32 file --in into --out, then exit"},
-        {"dequantize", true, "FORMAT: dequantize the block file --in into float32 --out, then exit"},
-        {"in", true, "input file for --quantize / --dequantize"},
-        {"out", true, "output file for --quantize / --dequantize"},
-        {"q8_1-s", true, "d_sum_q (default, ggml's reference) or sum_x (llama.cpp's CUDA kernels)"},
-        {"golden", true, "DIR: check a golden case directory (or a folder of them) against the CPU reference, then exit"},
+        {"quantize", true, "q4_0, q8_0 or q8_1: quantize the float32 file --in into --out, then exit", "FORMAT"},
+        {"dequantize", true, "dequantize the block file --in (FORMAT as above) into float32 --out, then exit", "FORMAT"},
+        {"in", true, "input file for --quantize / --dequantize", "FILE"},
+        {"out", true, "output file for --quantize / --dequantize", "FILE"},
+        {"q8_1-s", true, "d_sum_q (default, ggml's reference) or sum_x (llama.cpp's CUDA kernels)", "SUM"},
+        {"golden", true, "check a golden case directory (or a folder of them) against the CPU reference, then exit", "DIR"},
     };
     const Options opt = parse_options(argc, argv, info);
+    std::signal(SIGXFSZ, SIG_IGN);  // past a file size limit, a write fails (write_file says so) instead of killing us
 
     if (opt.has("quantize") && opt.has("dequantize")) usage_error("give --quantize or --dequantize, not both");
     if (opt.has("quantize")) {
@@ -398,4 +408,6 @@ int main(int argc, char** argv) {
     const int64_t rows = opt.has_shape ? opt.n : 4096, k = opt.has_shape ? opt.k : 14336;
     ok = run_gpu_tensor_case(gpu, opt, rows, k) && ok;
     return finish_run(ok);
+} catch (const std::bad_alloc&) {  // an input too large for this machine's memory: an input error
+    usage_error("not enough host memory for this input");
 }

@@ -39,6 +39,17 @@ expect_usage_error "partial float" "$bin" --quantize q8_0 --in "$work/ragged.f32
 expect_usage_error "NaN input" "$bin" --quantize q4_0 --in "$work/nan.f32" --out "$work/q.bin"
 head -c 100 "$golden/normal_s1/q4_0.bin" >"$work/truncated.bin"
 expect_usage_error "truncated blocks" "$bin" --dequantize q4_0 --in "$work/truncated.bin" --out "$work/y.f32"
+{ printf '\x00\x7e'; head -c 18 "$golden/normal_s1/q4_0.bin" | tail -c 16; } >"$work/nan_scale.bin"  # d = fp16 NaN
+expect_usage_error "a block whose scale is NaN" "$bin" --dequantize q4_0 --in "$work/nan_scale.bin" --out "$work/y.f32"
+
+# A write that fails (here a 1 KiB file size limit, for a 16 KiB output) leaves no output file,
+# whole or partial: the tool writes OUT.partial and renames it only once it is complete.
+rm -f "$work/big.f32" "$work/big.f32.partial"
+(ulimit -f 1; "$bin" --dequantize q8_0 --in "$golden/normal_s1/q8_0.bin" --out "$work/big.f32") >/dev/null 2>"$work/err"
+code=$?
+if [ $code -eq 2 ] && [ ! -e "$work/big.f32" ] && [ ! -e "$work/big.f32.partial" ]; then pass "a failed write -> exit 2, no file: $(cat "$work/err")"
+else fail "a failed write (exit $code; $(ls "$work" | grep big | paste -sd' ') left)"; fi
+for f in "$work"/*.partial; do [ -e "$f" ] && fail "left behind: $f"; done
 
 [ $failures -eq 0 ] && echo "file tool: all checks passed" || echo "file tool: $failures checks failed"
 exit $((failures != 0))

@@ -5,6 +5,10 @@ set_tests_properties(step2_golden_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME step2_file_tool COMMAND bash ${CMAKE_SOURCE_DIR}/step2_quant/test_file_tool.sh $<TARGET_FILE:step2_quant>
                                       ${CMAKE_SOURCE_DIR}/common/golden)
 set_tests_properties(step2_file_tool PROPERTIES LABELS cpu TIMEOUT 300)
+# The golden folder is held to its manifest.json: a case, a file or bytes gone, a broken manifest.
+add_test(NAME step2_golden_manifest COMMAND bash ${CMAKE_SOURCE_DIR}/tests/test_golden_manifest.sh $<TARGET_FILE:step2_quant>
+                                            ${CMAKE_SOURCE_DIR}/common/golden)
+set_tests_properties(step2_golden_manifest PROPERTIES LABELS cpu TIMEOUT 300)
 
 # GPU: quantizers byte-equal to the CPU reference (golden cases + a tensor); odd shapes too.
 add_gpu_test(step2_lesson step2_quant)

@@ -26,6 +26,7 @@
 #include "exercises/ex2_g128_gemv_words.cuh"
 #include "exercises/solutions/ex1_w8_per_row.cuh"
 #include "exercises/solutions/ex2_g128_gemv_words.cuh"
+#include "format_comparison.h"
 #include "kernels/01_naive.cuh"
 #include "kernels/02_smem_tiled.cuh"
 #include "kernels/03_gemv.cuh"
@@ -44,44 +45,24 @@
 // Part 1: the formats and their error
 // ---------------------------------------------------------------------------------------------
 
-// N(0,1) weights, and the same with 1 in 256 values multiplied by 20 (the outliers real layers have).
+// The formats' error (the arithmetic: format_comparison.h).
 void compare_formats(uint64_t seed) {
-    constexpr int64_t N = 256, K = 4096;
-    std::vector<float> normal(N * K);
-    fill_normal(normal, seed, 31);
-    std::vector<float> outliers = normal;
-    for (size_t i = 0; i < outliers.size(); i += 256) outliers[i + (i / 256) % 256] *= 20.f;
-    std::printf("  weight NMSE (sum (deq - w)^2 / sum w^2) on a %lld x %lld matrix:\n", (long long)N, (long long)K);
+    std::printf("  weight NMSE (sum (deq - w)^2 / sum w^2) on a %lld x %lld matrix:\n", (long long)kComparisonRows,
+                (long long)kComparisonCols);
     std::printf("    %-44s %8s %14s %14s\n", "format", "bits/w", "N(0,1)", "1/256 x20");
-    struct Row {
-        const char* name;
-        double bits;
-        std::vector<float> (*deq)(const std::vector<float>&, int64_t, int64_t);
-    };
-    const Row rows[] = {
-        {"Q4_0: blocks of 32, fp16 d, (q - 8)*d", 4.5,
-         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_q4_0_rows(quantize_rows_q4_0(w, n, k), n, k); }},
-        {"group-128: fp16 s, zero z, fp16((q - z)*s)", 4.0 + 24.0 / kGroupSize,
-         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_g128(quantize_g128(w, n, k)); }},
-        {"W8 per row: fp16 d, q*d", 8.0 + 16.0 / K,
-         [](const std::vector<float>& w, int64_t n, int64_t k) { return dequantize_w8(quantize_w8_per_row(w, n, k)); }},
-        {"fp16 (what HGEMM reads)", 16.0,
-         [](const std::vector<float>& w, int64_t, int64_t) { return from_fp16(to_fp16(w)); }},
-    };
-    for (const Row& r : rows)
-        std::printf("    %-44s %8.3f %14.3e %14.3e\n", r.name, r.bits, nmse(r.deq(normal, N, K), normal),
-                    nmse(r.deq(outliers, N, K), outliers));
+    for (const FormatError& r : compare_format_errors(seed))
+        std::printf("    %-44s %8.3f %14.3e %14.3e\n", r.name, r.bits, r.nmse_normal, r.nmse_outliers);
 }
 
 // The trick, bit by bit, for one nibble.
 void show_half_trick() {
     const int q = 5, z = 8;
-    const uint16_t bits = (uint16_t)(0x6400 | q);
+    const HalfTrick t = half_trick(q, z);
     std::printf("  the 0x6400 trick: code q = %d, zero z = %d\n", q, z);
     std::printf("    0x6400 | q = 0x%04x = fp16 %.1f  (exponent 10: from 1024 to 2048 the last mantissa bit is worth 1)\n",
-                bits, fp16_to_fp32(bits));
+                t.bits, t.value);
     std::printf("    minus fp16 (1024 + z) = %.1f - %.1f = %.1f = q - z, exactly; one LOP3 and one HSUB2 do two codes\n",
-                fp16_to_fp32(bits), 1024.0f + z, fp16_to_fp32(bits) - (1024.0f + z));
+                t.value, 1024.0f + z, t.minus_zero);
 }
 
 // ---------------------------------------------------------------------------------------------

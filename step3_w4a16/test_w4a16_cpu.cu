@@ -6,8 +6,10 @@
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
 #include "../common/q4_0_layout.cuh"
+#include "../common/reference_gemm.h"
 #include "../tests/ptx_fragment_tables.h"
 #include "../tests/unit_test.h"
+#include "format_comparison.h"
 #include "w4a16_formats.h"
 
 #ifndef QGF_G128_GOLDEN_DIR
@@ -217,15 +219,33 @@ static void test_half_trick() {
     size_t bad = 0;
     for (int q = 0; q < 16; ++q)
         for (int z = 0; z < 16; ++z) {
-            const float v = fp16_to_fp32((ggml_half)(0x6400 | q));
-            bad += v != 1024.0f + q;
-            bad += fp16_to_fp32(fp32_to_fp16(v - (1024.0f + z))) != (float)(q - z);
+            const HalfTrick t = half_trick(q, z);  // what part 1 of the lesson prints, for q = 5, z = 8
+            bad += t.bits != (0x6400 | q) || t.value != 1024.0f + q || t.minus_zero != (float)(q - z);
         }
     for (int b = -128; b < 128; ++b) {
         const uint8_t flipped = (uint8_t)((uint8_t)(int8_t)b ^ 0x80);
         bad += fp16_to_fp32((ggml_half)(0x6400 | flipped)) - 1152.0f != (float)b;
     }
     EXPECT(bad == 0);
+}
+
+// What part 1 of the lesson says of the formats (format_comparison.h), as properties: the bits
+// per weight; group-128 spends fewer bits than Q4_0 and pays with a larger error; an outlier hurts
+// a group of 128 more than a block of 32 (its error grows by a larger factor); W8 is two orders of
+// magnitude better than either, fp16 another three.
+static void test_format_comparison() {
+    const std::vector<FormatError> rows = compare_format_errors(1234);
+    EXPECT(rows.size() == 4);
+    if (rows.size() != 4) return;
+    const FormatError &q4_0 = rows[0], &g128 = rows[1], &w8 = rows[2], &fp16 = rows[3];
+    EXPECT(q4_0.bits == 4.5 && g128.bits == 4.1875 && w8.bits == 8.0 + 16.0 / kComparisonCols && fp16.bits == 16.0);
+    std::printf("  part 1's NMSE, N(0,1) / outliers: Q4_0 %.3e / %.3e, g128 %.3e / %.3e, W8 %.3e, fp16 %.3e\n", q4_0.nmse_normal,
+                q4_0.nmse_outliers, g128.nmse_normal, g128.nmse_outliers, w8.nmse_normal, fp16.nmse_normal);
+    EXPECT(q4_0.nmse_normal > 1e-3 && q4_0.nmse_normal < 2e-2);
+    EXPECT(g128.nmse_normal > q4_0.nmse_normal);
+    EXPECT(g128.nmse_outliers / g128.nmse_normal > q4_0.nmse_outliers / q4_0.nmse_normal);
+    EXPECT(q4_0.nmse_outliers > 1.5 * q4_0.nmse_normal);
+    EXPECT(w8.nmse_normal < q4_0.nmse_normal / 50 && fp16.nmse_normal < w8.nmse_normal / 1000);
 }
 
 // The reference GEMM against a plain float64 loop on a small problem.
@@ -287,5 +307,6 @@ int main() {
     test_reference();
     test_tolerance_rejects_fp32_weights();
     test_g128_golden();
+    test_format_comparison();
     return unit_test_summary();
 }

@@ -4,9 +4,9 @@
 
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
+#include "../common/parallel_for.h"
 #include "../common/q4_0_layout.cuh"
 #include "../common/q4_0_q8_1.h"
-#include "../common/reference_gemm.h"
 
 #include <algorithm>
 #include <cmath>

@@ -55,6 +55,7 @@ static void test_compensation_identity() {
 static void test_golden_dots() {
     const std::vector<std::string> dirs = golden_case_dirs(QGF_GOLDEN_DIR);
     EXPECT(dirs.size() == 20);
+    EXPECT(golden_manifest_problem(QGF_GOLDEN_DIR).empty());
     GoldenDotCounts counts;
     for (const auto& dir : dirs) {
         GoldenCase c;

@@ -18,8 +18,8 @@
 #pragma once
 
 #include "../common/ggml_quants.h"
+#include "../common/parallel_for.h"
 #include "../common/q4_0_mma_scales.h"
-#include "../common/reference_gemm.h"
 
 #include <cstdint>
 #include <vector>

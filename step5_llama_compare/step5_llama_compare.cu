@@ -114,18 +114,26 @@ bool check_bytes_level(const std::vector<GoldenCase>& cases, const Gpu* gpu) {
                 cases.size());
     for (const auto& q : kQuantizerCases) {
         size_t cpu = 0, gpu_diffs = 0, total = 0;
+        std::string differing;  // the cases whose bytes differ, and where
         for (const auto& c : cases) {
             const std::vector<uint8_t>& expected = q.expected(c);
             const QuantizedTensor t = quantize_cpu(c.x.data(), (int64_t)c.x.size(), q.format, q.sum_mode);
-            cpu += differing_bytes(t.bytes, expected, q.format);
-            total += expected.size();
+            const size_t case_cpu = differing_bytes(t.bytes, expected, q.format);
+            size_t case_gpu = 0;
             if (gpu)
                 for (uint8_t pattern : kPoisonPatterns)
-                    gpu_diffs += differing_bytes(quantize_on_gpu(*gpu, q.gpu, q.format, c.x, pattern), expected, q.format);
+                    case_gpu += differing_bytes(quantize_on_gpu(*gpu, q.gpu, q.format, c.x, pattern), expected, q.format);
+            if (case_cpu + case_gpu > 0)
+                differing += (differing.empty() ? "" : ", ") + c.name + " (" + std::to_string(case_cpu) + " CPU, " +
+                             (gpu ? std::to_string(case_gpu) : std::string("-")) + " GPU)";
+            cpu += case_cpu;
+            gpu_diffs += case_gpu;
+            total += expected.size();
         }
         ok = ok && cpu == 0 && gpu_diffs == 0;
         std::printf("  %-20s %16zu %16s   of %zu bytes%s\n", q.name, cpu, gpu ? std::to_string(gpu_diffs).c_str() : "(no GPU)",
                     total, cpu == 0 && gpu_diffs == 0 ? "" : "   FAIL");
+        if (!differing.empty()) std::printf("    differ in: %s\n", differing.c_str());
     }
     std::printf("  * against q8_1_cudaemu.bin: an emulation of llama.cpp's CUDA quantizer in IEEE fp32, not ggml output\n");
     std::printf("  level 2, bytes: %s\n", ok ? "PASS" : "FAIL");
@@ -310,17 +318,22 @@ bool run_exercise_checks(const Options& opt, const std::vector<GoldenCase>& case
     return ok;
 }
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
     ProgramInfo info{"step5_llama_compare", "compatibility with llama.cpp, level by level: layout, bytes, numbers, speed",
                      "step5_llama_compare --cpu-only", 32, {},
                      {{"cpu-only", false, "levels 1-3 on the CPU only (no GPU needed; what CI runs)"},
-                      {"golden", true, "DIR: levels 2-3 on this golden case directory, or a folder of them"},
+                      {"golden", true, "levels 2-3 on this golden case directory, or a folder of them", "DIR"},
                       {"live-only", false, "only the live comparison with your ggml (a build with -DGGML_DIR)"}}};
     info.uses_m = false, info.only_checks = true;
     for (const auto& e : kExerciseChecks) info.kernels.push_back(e.info);
     const Options opt = parse_options(argc, argv, info);
     // --check-only is accepted (every step takes it; this one only checks anyway), nothing else.
     reject_flags_except(opt, {"cpu-only", "golden", "check-only", "kernel", "exercises", "live-only", "seed"}, "step5_llama_compare");
+    if (opt.has("cpu-only") && opt.was_given("check-only"))
+        usage_error("--check-only turns off timing, which --cpu-only never does; leave it out");
+#ifndef QGF_WITH_GGML
+    if (opt.was_given("seed")) usage_error("--seed seeds the live comparison, which this build leaves out (-DGGML_DIR); leave it out");
+#endif
 #ifndef QGF_WITH_GGML
     if (opt.has("live-only")) usage_error("--live-only needs a build with -DGGML_DIR=<your ggml checkout> (README.md)");
 #else
@@ -381,4 +394,6 @@ int main(int argc, char** argv) {
         return ok ? EXIT_NO_GPU : EXIT_CHECK_FAILED;
     }
     return finish_run(ok);
+} catch (const std::bad_alloc&) {  // a golden case too large for this machine's memory: an input error
+    usage_error("not enough host memory for this input");
 }

@@ -18,9 +18,17 @@ add_sanitizer_test(step5_memcheck memcheck step5_llama_compare)  # add_sanitizer
 add_exit_code_test(step5_cli_help 0 step5_llama_compare --help)
 add_cli_table_test(step5_cli_bad_command_lines step5_llama_compare ${CMAKE_SOURCE_DIR}/step5_llama_compare/bad_command_lines.txt)
 
-# Exercises (CPU checks): each slot fails as a stub (or passes once written); each solution passes.
-add_exercise_tests(step5_llama_compare ex1 --cpu-only)
-add_exercise_tests(step5_llama_compare ex2 --cpu-only)
+# Exercises (CPU checks): each slot fails as a stub (or passes once written); each solution passes,
+# on the CPU (--cpu-only, which takes no --check-only: it never times).
+foreach(exercise ex1 ex2)
+  add_test(NAME step5_llama_compare_${exercise}_slot COMMAND bash ${CMAKE_SOURCE_DIR}/tests/exercise_slot.sh
+           $<TARGET_FILE:step5_llama_compare> ${exercise} --cpu-only)
+  add_test(NAME step5_llama_compare_${exercise}_solution COMMAND step5_llama_compare --cpu-only --kernel ${exercise}_solution)
+  set_tests_properties(step5_llama_compare_${exercise}_slot step5_llama_compare_${exercise}_solution PROPERTIES LABELS cpu TIMEOUT 300)
+endforeach()
+if(NOT QGF_WITH_GGML)  # --seed seeds only the live comparison, which such a build leaves out
+  add_exit_code_test(step5_cli_seed_without_live 2 step5_llama_compare --cpu-only --seed 3)
+endif()
 
 # The live comparison with the reader's own ggml (-DGGML_DIR, top-level CMakeLists.txt): fresh
 # data through ggml's library and ours, byte for byte, on the CPU.

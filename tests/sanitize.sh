@@ -3,6 +3,7 @@
 # Runs PROGRAM under compute-sanitizer's TOOL (memcheck, racecheck, initcheck, synccheck) and
 # passes when the program passes and the tool reports no error. Exit 77 when there is no GPU.
 # SANITIZER_TOOL in the environment replaces TOOL (scripts/sanitize.sh runs every tool that way).
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -u
 sanitizer=$1 tool=${SANITIZER_TOOL:-$2}
 shift 2

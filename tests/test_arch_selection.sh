@@ -56,12 +56,17 @@ configure nogpu $fallback                # ... every time
 fake_smi "9.0"
 configure nogpu 90                       # a GPU appears: the fallback was not taken as a choice
 
-if PATH="$work/bin:$PATH" "$cmake" -S "$src" -B "$work/bad" -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDA_ARCH=sm_nine >"$work/bad.log" 2>&1; then
-  echo "FAIL: CUDA_ARCH=sm_nine configured"; failures=$((failures + 1))
-else
-  grep -q "is not an architecture" "$work/bad.log" && echo "ok: CUDA_ARCH=sm_nine refused" ||
-    { echo "FAIL: CUDA_ARCH=sm_nine refused without the expected message"; failures=$((failures + 1)); }
-fi
+refused() {  # refused CUDA_ARCH MESSAGE: the configure stops, saying MESSAGE
+  if PATH="$work/bin:$PATH" "$cmake" -S "$src" -B "$work/bad" -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDA_ARCH="$1" >"$work/bad.log" 2>&1; then
+    echo "FAIL: CUDA_ARCH=$1 configured"; failures=$((failures + 1))
+  elif grep -q "$2" "$work/bad.log"; then echo "ok: CUDA_ARCH=$1 refused"
+  else echo "FAIL: CUDA_ARCH=$1 refused without '$2'"; tail -n 5 "$work/bad.log"; failures=$((failures + 1)); fi
+  rm -rf "$work/bad"
+}
+refused sm_nine "is not an architecture"
+# Older than the toolkit's oldest target: refused at configure, not deep inside nvcc.
+"$nvcc" --version | grep -q "release 1[3-9]\." && refused sm_50 "compiles for sm_75 and newer, not sm_50"
+refused sm_30 "and newer, not sm_30"
 
 [ $failures -eq 0 ] && echo "architecture selection: all checks passed" || echo "architecture selection: $failures checks failed"
 exit $((failures != 0))

@@ -68,10 +68,12 @@ struct Config {
 // The tile shapes, chosen by timing candidates on the H200 (README.md, "Choosing the tiles"): the
 // fewer the tokens, the narrower the tile and the more warps split K, so that enough CTAs stream
 // the weights.
-using Decode = Config<1, 1, 8, 1, 1, 4>;      // M <= 8:   16 rows x   8 tokens, K split 8 ways
-using Tokens16 = Config<1, 1, 8, 1, 2, 3, 2>; // M <= 16:  16 rows x  16 tokens, K split 8 ways
-using Tokens64 = Config<1, 2, 2, 2, 4, 4, 3>; // M <= 128: 32 rows x  64 tokens, K split 2 ways
-using Large = Config<4, 1, 1, 2, 8, 3, 2>;    // larger:  128 rows x  64 tokens, 3 stages (README.md, "Turning the tile")
+// Each is a type of its own, not an alias of its Config, so that its kernel is named after it
+// (w4a8_mma_int8<mma_int8::Large>) whatever its numbers: scripts/sass_mix.txt finds it so.
+struct Decode : Config<1, 1, 8, 1, 1, 4> {};       // M <= 8:   16 rows x   8 tokens, K split 8 ways
+struct Tokens16 : Config<1, 1, 8, 1, 2, 3, 2> {};  // M <= 16:  16 rows x  16 tokens, K split 8 ways
+struct Tokens64 : Config<1, 2, 2, 2, 4, 4, 3> {};  // M <= 128: 32 rows x  64 tokens, K split 2 ways
+struct Large : Config<4, 1, 1, 2, 8, 3, 2> {};     // larger:  128 rows x  64 tokens, 3 stages (README.md, "Turning the tile")
 
 template <class C>
 __device__ __forceinline__ int act_offset(int row, int piece) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include "errors.cuh"
+#include "gemm_case.h"
 
 #include <algorithm>
 #include <cctype>
@@ -71,20 +72,6 @@ struct Options {
     }
     bool was_given(const std::string& flag) const {
         return std::find(given.begin(), given.end(), flag) != given.end();
-    }
-};
-
-// A problem size, with the name its table is printed under, and the kernels it exists for: each
-// of those must run and PASS, or the run fails (a SKIP for the GPU's architecture excepted). A
-// lesson case names its headline kernels; a test names, with --expect, the kernels its shape was
-// chosen for, so that a kernel whose limits drift cannot quietly SKIP the shape that tests it.
-struct GemmCase {
-    std::string name;
-    int64_t M, N, K;
-    std::vector<std::string> expected = {};
-
-    bool expects(const std::string& kernel) const {
-        return std::find(expected.begin(), expected.end(), kernel) != expected.end();
     }
 };
 

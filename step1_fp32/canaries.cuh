@@ -11,6 +11,8 @@
 // The body is 02's warp-per-output dot product with the bug switched in.
 #pragma once
 
+#include "../common/gemm_case.h"
+#include "../common/gpu.cuh"
 #include "../common/launch.h"
 #include "../common/warp_reduce.cuh"
 
@@ -48,6 +50,9 @@ __global__ void gemm_canary(const float* A, const float* W, float* C, int M, int
     C[(size_t)m * N + n] = sum;
     if (BUG == Canary::StoreTwice && m == M - 1 && n == N - 2) C[(size_t)m * N + n + 1] = sum;
 }
+
+// store_twice writes C[M-1][N-2]'s value into C[M-1][N-1]: it needs two columns.
+inline std::string canary_store_twice_why_not(const GemmCase& c, const Gpu&) { return c.N >= 2 ? "" : "needs N >= 2"; }
 
 template <Canary BUG>
 inline void launch_gemm_canary(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {

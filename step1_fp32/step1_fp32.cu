@@ -11,6 +11,7 @@
 //                  the roofline is memory, not arithmetic.
 #include "../common/common.cuh"
 #include "../common/cublas_baseline.cuh"
+#include "../common/kernel_spec.h"
 #include "../common/reference_gemm.h"
 
 #include "exercises/ex1_row_blocking.cuh"
@@ -53,19 +54,13 @@ struct GemmBuffers {
 
 using GemmLauncher = void (*)(const float*, const float*, float*, int, int, int, cudaStream_t);
 
-struct Step1Kernel {
-    KernelInfo info;
-    GemmLauncher launch;                              // nullptr for cuBLAS, which needs its handle
-    std::function<std::string(const GemmCase&)> why_not;  // "" when it can run the case, else the reason
-};
+// Every step-1 kernel reads the FP32 A and W: its row has nothing to say about inputs.
+struct Fp32Inputs {};
+using Step1Kernel = KernelSpec<GemmLauncher, Fp32Inputs>;  // launch: nullptr for cuBLAS, which needs its handle
 
-// The reasons a kernel cannot run a case; each shows as a SKIP row.
-std::string any_shape(const GemmCase&) { return ""; }
-std::string needs_gemv(const GemmCase& c) { return c.M == 1 ? "" : "GEMV: needs M = 1"; }
-std::string needs_k_multiple_of_4(const GemmCase& c) { return c.K % 4 == 0 ? "" : "float4 loads: needs K % 4 == 0"; }
-std::string grid_y_tiles(int64_t extent, int tile) { return grid_limit_reason('y', ceil_div(extent, tile)); }
-std::string float4_tiles(const GemmCase& c, int bm) { return first_reason({needs_k_multiple_of_4(c), grid_y_tiles(c.M, bm)}); }
-std::string gemv_float4(const GemmCase& c) { return first_reason({needs_gemv(c), needs_k_multiple_of_4(c)}); }
+// The exercises' limits (their files are the learner's: the table says them here).
+std::string ex1_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.M, ex1::kTile)); }
+std::string ex2_why_not(const GemmCase& c, const Gpu&) { return c.M == 1 ? "" : "GEMV: needs M = 1"; }
 
 // The GEMV kernels take the GEMM signature so one table drives them all (M is 1 for them).
 void launch_gemv_warp_rows_gemm(const float* A, const float* W, float* C, int, int N, int K, cudaStream_t s) {
@@ -78,41 +73,35 @@ void launch_gemv_split_k_gemm(const float* A, const float* W, float* C, int, int
 const char* const kCublasName = "cublas_sgemm";
 
 const std::vector<Step1Kernel> kKernels = {
-    {{"naive", "01 one thread per output, straight from global memory"}, launch_gemm_naive,
-     [](const GemmCase& c) { return grid_y_tiles(c.N, kNaiveBlock); }},
-    {{"coalesced", "02 one warp per output, lanes along K: coalesced loads, no reuse"}, launch_gemm_coalesced, any_shape},
-    {{"smem_tiling", "03 32x32 tiles staged in shared memory"}, launch_gemm_smem_tiling,
-     [](const GemmCase& c) { return grid_y_tiles(c.M, kTile); }},
-    {{"blocktile_1d", "04 each thread computes 8 outputs of a column"}, launch_gemm_blocktile_1d,
-     [](const GemmCase& c) { return grid_y_tiles(c.M, blocktile_1d::BM); }},
-    {{"blocktile_2d", "05 each thread computes an 8x8 patch (outer products)"}, launch_gemm_blocktile_2d,
-     [](const GemmCase& c) { return grid_y_tiles(c.M, blocktile_2d::BM); }},
-    {{"vectorized", "06 float4 loads from global and shared memory"}, launch_gemm_vectorized,
-     [](const GemmCase& c) { return float4_tiles(c, vectorized::BM); }},
+    {{"naive", "01 one thread per output, straight from global memory"}, launch_gemm_naive, gemm_naive_why_not},
+    {{"coalesced", "02 one warp per output, lanes along K: coalesced loads, no reuse"}, launch_gemm_coalesced, runs_any_shape},
+    {{"smem_tiling", "03 32x32 tiles staged in shared memory"}, launch_gemm_smem_tiling, gemm_smem_tiling_why_not},
+    {{"blocktile_1d", "04 each thread computes 8 outputs of a column"}, launch_gemm_blocktile_1d, gemm_blocktile_1d_why_not},
+    {{"blocktile_2d", "05 each thread computes an 8x8 patch (outer products)"}, launch_gemm_blocktile_2d, gemm_blocktile_2d_why_not},
+    {{"vectorized", "06 float4 loads from global and shared memory"}, launch_gemm_vectorized, gemm_vectorized_why_not},
     {{"warptiling", "07 warp-level sub-tiles, 4x8 lane grid"}, launch_gemm_warptiling<WarpTileShape>,
-     [](const GemmCase& c) { return float4_tiles(c, WarpTileShape::BM); }},
-    {{"double_buffered", "08 next tile loads overlap this tile's math, BK=16"},
-     launch_gemm_double_buffered<PipelinedTileShape>, [](const GemmCase& c) { return float4_tiles(c, PipelinedTileShape::BM); }},
-    {{"gemv_warp_rows", "09 M=1: warp per 2 rows, float4 streaming loads"}, launch_gemv_warp_rows_gemm, gemv_float4},
-    {{"gemv_split_k", "10 M=1: warps per row chosen to fill the GPU (small N)"}, launch_gemv_split_k_gemm, gemv_float4},
-    {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, nullptr, any_shape},
-    {{"canary_skip_last_k_tile", "stops one 16-wide K tile early", KernelRole::Canary},
-     launch_gemm_canary<Canary::SkipLastKTile>, any_shape},
+     gemm_warptiling_why_not<WarpTileShape>},
+    {{"double_buffered", "08 next tile loads overlap this tile's math, BK=16"}, launch_gemm_double_buffered<PipelinedTileShape>,
+     gemm_double_buffered_why_not<PipelinedTileShape>},
+    {{"gemv_warp_rows", "09 M=1: warp per 2 rows, float4 streaming loads"}, launch_gemv_warp_rows_gemm, gemv_warp_rows_why_not},
+    {{"gemv_split_k", "10 M=1: warps per row chosen to fill the GPU (small N)"}, launch_gemv_split_k_gemm, gemv_split_k_why_not},
+    {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, nullptr, runs_any_shape},
+    {{"canary_skip_last_k_tile", "stops one 16-wide K tile early", KernelRole::Canary}, launch_gemm_canary<Canary::SkipLastKTile>,
+     runs_any_shape},
     {{"canary_skip_one_store", "never writes C[M-1][N-1]", KernelRole::Canary}, launch_gemm_canary<Canary::SkipOneStore>,
-     any_shape},
+     runs_any_shape},
     {{"canary_store_twice", "writes C[M-1][N-2]'s value into C[M-1][N-1] too", KernelRole::Canary},
-     launch_gemm_canary<Canary::StoreTwice>, [](const GemmCase& c) { return c.N >= 2 ? "" : "needs N >= 2"; }},
-    {{"canary_tf32_inputs", "rounds A and W to TF32 before multiplying", KernelRole::Canary},
-     launch_gemm_canary<Canary::Tf32Inputs>, any_shape},
+     launch_gemm_canary<Canary::StoreTwice>, canary_store_twice_why_not},
+    {{"canary_tf32_inputs", "rounds A and W to TF32 before multiplying", KernelRole::Canary}, launch_gemm_canary<Canary::Tf32Inputs>,
+     runs_any_shape},
     {{"ex1", "exercise 1: register blocking along a row, 4 outputs per thread", KernelRole::Exercise, "smem_tiling",
       "step1_fp32/exercises/ex1_row_blocking.cuh", kEx1Written},
-     launch_gemm_ex1, [](const GemmCase& c) { return grid_y_tiles(c.M, ex1::kTile); }},
-    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "smem_tiling"}, launch_gemm_ex1_solution,
-     [](const GemmCase& c) { return grid_y_tiles(c.M, ex1::kTile); }},
+     launch_gemm_ex1, ex1_why_not},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "smem_tiling"}, launch_gemm_ex1_solution, ex1_why_not},
     {{"ex2", "exercise 2: GEMV, one warp per row, shuffle reduction", KernelRole::Exercise, "gemv_warp_rows",
       "step1_fp32/exercises/ex2_gemv_warp.cuh", kEx2Written},
-     launch_gemv_ex2, needs_gemv},
-    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_warp_rows"}, launch_gemv_ex2_solution, needs_gemv},
+     launch_gemv_ex2, ex2_why_not},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_warp_rows"}, launch_gemv_ex2_solution, ex2_why_not},
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -155,7 +144,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     for (const auto& k : kKernels) {
         if (!opt.wants(k.info)) continue;
         KernelRun run = kernel_run_for(k.info);
-        run.unsupported = k.why_not(c);
+        run.unsupported = k.why_not(c, gpu);
         run.must_run = c.expects(k.info.name);
         if (k.launch) {
             run.launch = [&, launch = k.launch](int i) {
@@ -188,9 +177,9 @@ int main(int argc, char** argv) {
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     const Options opt = parse_options(argc, argv, info);
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
-    if (!expected_kernels_fit(cases, [](const std::string& name, const GemmCase& c, const Gpu&) {
+    if (!expected_kernels_fit(cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step1Kernel* k = find_kernel(kKernels, name);
-            return k ? k->why_not(c) : std::string();
+            return k ? k->why_not(c, gpu) : std::string();
         }))
         return EXIT_CHECK_FAILED;
 

@@ -19,6 +19,7 @@
 // Look for:        the GEMVs' GB/s against the HBM line at M = 1; "%hgemm" down the sweep.
 #include "../common/common.cuh"
 #include "../common/cublas_baseline.cuh"
+#include "../common/kernel_spec.h"
 #include "../common/q4_0_layout.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
@@ -80,60 +81,50 @@ const std::vector<GemmCase> kLessonCases = {
 enum class Weights { Q4_0, G128, W8, F16, F32 };
 enum class Acts { F32, F16 };
 
-// Why a kernel cannot run a shape ("" when it can); the group-128 rule on K is added for all.
-using Step3WhyNot = std::string (*)(int64_t M, int64_t N, int64_t K, const Gpu& gpu);
-std::string one_thread_per_output(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_naive_why_not(M, N, K); }
-std::string smem_tiles(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_smem_tiled_why_not(M, N, K); }
-std::string gemv_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_why_not(M, K, gpu.smem_per_block_optin); }
-std::string mma_limits(int64_t M, int64_t N, int64_t K, const Gpu&) { return w4a16_mma_g128_why_not(M, N, K); }
-std::string resident_limits(int64_t M, int64_t, int64_t K, const Gpu&) { return w4a16_gemv_resident_why_not(M, K); }
-std::string gemv_mma_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) { return w4a16_gemv_mma_why_not(M, K, gpu.smem_per_block_optin); }
-std::string gemv_mma_q4_0_limits(int64_t M, int64_t, int64_t K, const Gpu& gpu) {
-    return w4a16_gemv_mma_q4_0_why_not(M, K, gpu.smem_per_block_optin);
-}
-std::string ex2_limits(int64_t M, int64_t, int64_t, const Gpu&) { return w4a16_ex2_why_not(M); }
-
-struct Step3Kernel {
-    KernelInfo info;
-    void (*launch)(const W4A16Args&, cudaStream_t);
+// A kernel's table row says which of them it reads (common/kernel_spec.h).
+struct W4A16Reads {
     Weights weights;
     Acts acts;
-    ArchNeed arch;
-    Pipe pipe;
-    Step3WhyNot why_not;
 };
+using Step3Kernel = KernelSpec<void (*)(const W4A16Args&, cudaStream_t), W4A16Reads>;
+
+constexpr W4A16Reads kQ4_0F32{Weights::Q4_0, Acts::F32}, kQ4_0F16{Weights::Q4_0, Acts::F16}, kG128F16{Weights::G128, Acts::F16},
+    kW8F16{Weights::W8, Acts::F16};
 
 const std::vector<Step3Kernel> kKernels = {
-    {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32, one_thread_per_output},
-    {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled, Weights::Q4_0, Acts::F32, {}, Pipe::Fp32, smem_tiles},
-    {{"gemv_q4_0", "03 M<=8: warp per row, 16-byte loads, 0x6400 trick, Q4_0 x fp16"}, launch_w4a16_gemv<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, gemv_limits},
-    {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, Weights::G128, Acts::F16, {}, Pipe::Fp32, gemv_limits},
-    {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, Weights::W8, Acts::F16, {}, Pipe::Fp32, gemv_limits},
-    {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, mma_limits},
+    {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, w4a16_naive_why_not, kQ4_0F32},
+    {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled,
+     w4a16_smem_tiled_why_not, kQ4_0F32},
+    {{"gemv_q4_0", "03 M<=8: warp per row, 16-byte loads, 0x6400 trick, Q4_0 x fp16"}, launch_w4a16_gemv<GemvQ4_0>,
+     w4a16_gemv_why_not, kQ4_0F16},
+    {{"gemv_g128", "03 the same GEMV for group-128 INT4"}, launch_w4a16_gemv<GemvG128>, w4a16_gemv_why_not, kG128F16},
+    {{"gemv_w8", "03 the same GEMV for W8, one scale per row after the sum"}, launch_w4a16_gemv<GemvW8>, w4a16_gemv_why_not, kW8F16},
+    {{"mma_g128", "04 tensor cores: repacked group-128, mma.sync m16n8k16, cp.async pipeline"}, launch_w4a16_mma_g128,
+     w4a16_mma_g128_why_not, kG128F16, {80}, Pipe::Fp16Tensor},
     {{"gemv_resident_q4_0", "05 M<=2: activations in registers, a CTA spans K, rows stream past"},
-     launch_w4a16_gemv_resident<GemvQ4_0>, Weights::Q4_0, Acts::F16, {}, Pipe::Fp32, resident_limits},
-    {{"gemv_resident_g128", "05 the same for group-128 INT4"}, launch_w4a16_gemv_resident<GemvG128>, Weights::G128, Acts::F16, {},
-     Pipe::Fp32, resident_limits},
+     launch_w4a16_gemv_resident<GemvQ4_0>, w4a16_gemv_resident_why_not, kQ4_0F16},
+    {{"gemv_resident_g128", "05 the same for group-128 INT4"}, launch_w4a16_gemv_resident<GemvG128>, w4a16_gemv_resident_why_not,
+     kG128F16},
     {{"gemv_mma_q4_0", "06 M<=8: tensor cores for decoding, repacked Q4_0 straight into mma fragments, tokens as columns"},
-     launch_w4a16_gemv_mma_q4_0, Weights::Q4_0, Acts::F16, {80}, Pipe::Fp16Tensor, gemv_mma_q4_0_limits},
-    {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"},
-     launch_w4a16_gemv_mma, Weights::G128, Acts::F16, {80}, Pipe::Fp16Tensor, gemv_mma_limits},
+     launch_w4a16_gemv_mma_q4_0, w4a16_gemv_mma_q4_0_why_not, kQ4_0F16, {80}, Pipe::Fp16Tensor},
+    {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"}, launch_w4a16_gemv_mma, w4a16_gemv_mma_why_not,
+     kG128F16, {80}, Pipe::Fp16Tensor},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::IgnoreZero>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
-    {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::SkipLastGroup>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
+     launch_w4a16_canary<G128Canary::IgnoreZero>, w4a16_naive_why_not, kG128F16},
+    {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary}, launch_w4a16_canary<G128Canary::SkipLastGroup>,
+     w4a16_naive_why_not, kG128F16},
     {{"canary_fp32_weights", "(q - z)*s in FP32, not rounded to fp16 as the format says", KernelRole::Canary},
-     launch_w4a16_canary<G128Canary::Fp32Weights>, Weights::G128, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
+     launch_w4a16_canary<G128Canary::Fp32Weights>, w4a16_naive_why_not, kG128F16},
     {{"ex1", "exercise 1: W8 per row, thread per output, the scale after the sum", KernelRole::Exercise, "gemv_w8",
       "step3_w4a16/exercises/ex1_w8_per_row.cuh", kEx1Written},
-     launch_w4a16_ex1, Weights::W8, Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
-    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_w8"}, launch_w4a16_ex1_solution, Weights::W8,
-     Acts::F16, {}, Pipe::Fp32, one_thread_per_output},
+     launch_w4a16_ex1, w4a16_naive_why_not, kW8F16},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_w8"}, launch_w4a16_ex1_solution, w4a16_naive_why_not,
+     kW8F16},
     {{"ex2", "exercise 2: group-128 GEMV, a word per lane, the 0x6400 trick", KernelRole::Exercise, "gemv_g128",
       "step3_w4a16/exercises/ex2_g128_gemv_words.cuh", kEx2Written},
-     launch_w4a16_ex2, Weights::G128, Acts::F16, {}, Pipe::Fp32, ex2_limits},
-    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_g128"}, launch_w4a16_ex2_solution, Weights::G128,
-     Acts::F16, {}, Pipe::Fp32, ex2_limits},
+     launch_w4a16_ex2, w4a16_ex2_why_not, kG128F16},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_g128"}, launch_w4a16_ex2_solution, w4a16_ex2_why_not,
+     kG128F16},
 };
 const KernelInfo kCublasHgemm{"cublas_hgemm", "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices"};
@@ -145,9 +136,11 @@ const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized F
 // the FP32 instead of the fp16-rounded weight ~1e-5 (canary_fp32_weights; test_w4a16_cpu checks
 // on the CPU that it fails). The tolerance is step 1's, kSumOrderTolerance (check.h).
 
-std::string kernel_why_not(const Step3Kernel& k, int64_t M, int64_t N, int64_t K, const Gpu& gpu) {
-    if (k.weights == Weights::G128 && K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    return k.why_not(M, N, K, gpu);
+// Why a kernel cannot run a case ("" when it can): what it reads, then the kernel itself. Group-128
+// weights exist only for K a multiple of 128.
+std::string kernel_why_not(const Step3Kernel& k, const GemmCase& c, const Gpu& gpu) {
+    if (k.reads.weights == Weights::G128 && c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
+    return k.why_not(c, gpu);
 }
 
 // Bytes one launch must read at least: its weights, its activations, and the output written.
@@ -243,8 +236,8 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
     for (const auto& k : kKernels)
         if (opt.wants(k.info)) {
             kernels.push_back(&k);
-            need[(int)k.weights] = true;
-            (k.acts == Acts::F32 ? need_a32 : need_a16) = true;
+            need[(int)k.reads.weights] = true;
+            (k.reads.acts == Acts::F32 ? need_a32 : need_a16) = true;
         }
     const bool run_hgemm = opt.wants(kCublasHgemm), run_sgemm = opt.wants(kCublasSgemm);
     need[(int)Weights::F16] |= run_hgemm;
@@ -327,13 +320,13 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
 
     std::vector<ResultRow> rows;
     for (const Step3Kernel* k : kernels) {
-        KernelRun run = checked_run(k->info, k->weights, k->acts);
+        KernelRun run = checked_run(k->info, k->reads.weights, k->reads.acts);
         run.arch = k->arch;
         run.pipe = k->pipe;
-        run.unsupported = kernel_why_not(*k, c.M, c.N, c.K, gpu);
+        run.unsupported = kernel_why_not(*k, c, gpu);
         run.must_run = c.expects(k->info.name);
         run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
-        rows.push_back(evaluate_kernel(gpu, opt, run, workload(k->weights, k->acts, c.M, c.N, c.K)));
+        rows.push_back(evaluate_kernel(gpu, opt, run, workload(k->reads.weights, k->reads.acts, c.M, c.N, c.K)));
     }
     if (run_hgemm) {
         KernelRun run = checked_run(kCublasHgemm, Weights::F16, Acts::F16);
@@ -409,20 +402,21 @@ int main(int argc, char** argv) {
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
     if (!expected_kernels_fit(sweep ? std::vector<GemmCase>{} : cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step3Kernel* k = find_kernel(kKernels, name);
-            return k ? kernel_why_not(*k, c.M, c.N, c.K, gpu) : std::string();
+            return k ? kernel_why_not(*k, c, gpu) : std::string();
         }))
         return EXIT_CHECK_FAILED;
 
-    if (!sweep) {  // the sweep is a table of its own; part 1 is the lesson's
+    const bool lesson_run = !sweep && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
+    if (lesson_run) {
         std::printf("== 1. the formats and their error, on the CPU ==\n");
         compare_formats(opt.seed);
         show_half_trick();
         std::printf("\n");
     }
-    std::printf("== 2. the kernels ==\n");
+    if (lesson_run) std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step3_w4a16: no usable CUDA device; %s\n", sweep ? "the sweep needs one" : "part 1 ran, no kernel did");
+        std::printf("SKIP step3_w4a16: no usable CUDA device; %s\n", sweep ? "the sweep needs one" : lesson_run ? "part 1 ran, no kernel did" : "no kernel ran");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);

@@ -20,6 +20,7 @@
 //                  the GEMV's GB/s against the HBM roofline at M=1 and M=4.
 #include "../common/common.cuh"
 #include "../common/cublas_baseline.cuh"
+#include "../common/kernel_spec.h"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/llama_times.h"
@@ -101,63 +102,52 @@ using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
 // (no pairs).
 enum class ActivationLayout { Blocks, Split, CodesFp32D };
 
-// Why a kernel cannot run a shape on this GPU ("" when it can). Most limits are the shape's
-// alone (the grid's size, M for a GEMV): shape_only adapts those.
-using Step4WhyNot = std::string (*)(int64_t M, int64_t K, const Gpu& gpu);
-template <std::string (*SHAPE_LIMITS)(int64_t M, int64_t K)>
-std::string shape_only(int64_t M, int64_t K, const Gpu&) { return SHAPE_LIMITS(M, K); }
-std::string gemv_mma_limits(int64_t M, int64_t K, const Gpu& gpu) { return w4a8_gemv_mma_why_not(M, K, gpu.smem_per_block_optin); }
-
-struct Step4Kernel {
-    KernelInfo info;
-    W4A8Launcher launch;
-    Step4WhyNot why_not;
-    ArchNeed arch;
-    ActivationLayout layout = ActivationLayout::Blocks;
-    W4A8Form form = W4A8Form::Compensated;  // the formula it computes, and so its reference
-    Pipe pipe = Pipe::Dp4a;
-    int k_multiple = QK4_0;
+// What a kernel reads besides the Q4_0 weights, and the formula it computes (so its reference).
+struct W4A8Reads {
+    ActivationLayout activations = ActivationLayout::Blocks;
+    W4A8Form form = W4A8Form::Compensated;
 };
+using Step4Kernel = KernelSpec<W4A8Launcher, W4A8Reads>;
+
+constexpr W4A8Reads kSplit{ActivationLayout::Split}, kSplitSigned{ActivationLayout::Split, W4A8Form::Signed},
+    kCodesSigned{ActivationLayout::CodesFp32D, W4A8Form::Signed};
 
 const std::vector<Step4Kernel> kKernels = {
-    {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, shape_only<w4a8_naive_why_not>, {}},
-    {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, shape_only<w4a8_smem_tiled_why_not>, {}},
-    {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, shape_only<w4a8_dp4a_why_not>, {61}},
-    {{"dp4a_loads16", "04 as 03, weights repacked: one 16-byte load per block"}, launch_w4a8_dp4a_loads16,
-     shape_only<w4a8_dp4a_loads16_why_not>, {61}},
-    {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled,
-     shape_only<w4a8_dp4a_tiled_why_not>, {61}},
-    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, shape_only<w4a8_gemv_why_not>,
-     {61}, ActivationLayout::Split},
-    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, shape_only<w4a8_gemv_why_not>, {90},
-     ActivationLayout::Split},
-    {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"},
-     launch_w4a8_gemv_resident, shape_only<w4a8_gemv_resident_why_not>, {61}, ActivationLayout::Split},
+    {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
+    {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, w4a8_smem_tiled_why_not, {}, {},
+     Pipe::Dp4a},
+    {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, w4a8_dp4a_why_not, {}, {61}, Pipe::Dp4a},
+    {{"dp4a_loads16", "04 as 03, weights repacked: one 16-byte load per block"}, launch_w4a8_dp4a_loads16, w4a8_dp4a_loads16_why_not,
+     {}, {61}, Pipe::Dp4a},
+    {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled, w4a8_dp4a_tiled_why_not,
+     {}, {61}, Pipe::Dp4a},
+    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not, kSplit,
+     {61}, Pipe::Dp4a},
+    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, kSplit, {90},
+     Pipe::Dp4a},
+    {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"}, launch_w4a8_gemv_resident,
+     w4a8_gemv_resident_why_not, kSplit, {61}, Pipe::Dp4a},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
-     shape_only<w4a8_mma_int8_why_not>, {80}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor, kMmaInt8KMultiple},
+     w4a8_mma_int8_why_not, kCodesSigned, {80}, Pipe::Int8Tensor},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
-     launch_w4a8_gemv_mma, gemv_mma_limits, {80}, ActivationLayout::Split, W4A8Form::Signed, Pipe::Int8Tensor, kMmaChunk8},
+     launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, kSplitSigned, {80}, Pipe::Int8Tensor},
     {{"mma_int8_tma", "11 09's math on a 64x128 tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
-     launch_w4a8_mma_int8_tma, shape_only<w4a8_mma_int8_tma_why_not>, {90}, ActivationLayout::CodesFp32D, W4A8Form::Signed, Pipe::Int8Tensor,
-     kMmaInt8KMultiple},
+     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, kCodesSigned, {90}, Pipe::Int8Tensor},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
-     launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, shape_only<w4a8_naive_why_not>, {}},
+     launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
-     shape_only<w4a8_naive_why_not>, {}},
+     w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
     {{"ex1", "exercise 1: the compensation formula in a DP4A GEMV", KernelRole::Exercise, "gemv_dp4a",
       "step4_w4a8/exercises/ex1_gemv_compensation.cuh", kEx1Written},
-     launch_w4a8_ex1, shape_only<w4a8_ex1_why_not>, {61}},
-    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_dp4a"}, launch_w4a8_ex1_solution, shape_only<w4a8_ex1_why_not>, {61}},
+     launch_w4a8_ex1, w4a8_ex1_why_not, {}, {61}, Pipe::Dp4a},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "gemv_dp4a"}, launch_w4a8_ex1_solution, w4a8_ex1_why_not, {},
+     {61}, Pipe::Dp4a},
     {{"ex2", "exercise 2: a warp per output, lanes over K-blocks", KernelRole::Exercise, "dp4a",
       "step4_w4a8/exercises/ex2_warp_per_output.cuh", kEx2Written},
-     launch_w4a8_ex2, shape_only<w4a8_naive_why_not>, {}},
-    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "dp4a"}, launch_w4a8_ex2_solution, shape_only<w4a8_naive_why_not>, {}},
+     launch_w4a8_ex2, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "dp4a"}, launch_w4a8_ex2_solution, w4a8_naive_why_not, {}, {},
+     Pipe::Dp4a},
 };
-// Why a kernel cannot run a case on this GPU ("" when it can): its K multiple, then its own limits.
-std::string kernel_why_not(const Step4Kernel& k, const GemmCase& c, const Gpu& gpu) {
-    if (c.K % k.k_multiple != 0) return "needs K to be a multiple of " + std::to_string(k.k_multiple);
-    return k.why_not(c.M, c.K, gpu);
-}
 
 const KernelInfo kQuantizerAlone{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"};
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
@@ -273,6 +263,14 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8);
     const bool run_mma = std::any_of(kKernels.begin(), kKernels.end(),
                                      [&](const Step4Kernel& k) { return k.pipe == Pipe::Int8Tensor && opt.wants(k.info); });
+    // The activation forms the selected kernels read (quantize_a_alone times the split one): only
+    // those are made on the GPU, and byte-checked.
+    bool reads[3] = {false, false, false};  // by ActivationLayout
+    for (const auto& k : kKernels)
+        if (opt.wants(k.info)) reads[(int)k.reads.activations] = true;
+    reads[(int)ActivationLayout::Split] |= opt.wants(kQuantizerAlone);
+    const bool blocks = reads[(int)ActivationLayout::Blocks], split = reads[(int)ActivationLayout::Split],
+               codes_fp32_d = reads[(int)ActivationLayout::CodesFp32D];
     const size_t per_copy = c.M * c.K * sizeof(float) + 2 * nb_w * sizeof(block_q4_0) +
                             (run_sgemm ? c.N * c.K * sizeof(float) : 0) + (run_int8 ? (c.M + c.N) * c.K : 0) +
                             (run_mma ? nb_w * sizeof(block_q4_0) : 0);
@@ -284,7 +282,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     const std::vector<block_q4_0> Wq = quantize_rows_q4_0(W, c.N, c.K);
     const Q4_0Repacked Wr = repack_q4_0(Wq);
     const std::vector<block_q8_1> Aq = quantize_rows_q8_1(A, c.M, c.K, Q81Sum::DTimesSumQ);
-    const std::vector<int8_t> Aq_codes = q8_1_codes(Aq);  // cuBLAS int8's input; checks the codes-only pre-pass
+    const std::vector<int8_t> Aq_codes = run_int8 || codes_fp32_d ? q8_1_codes(Aq) : std::vector<int8_t>();  // cuBLAS int8's input; checks the codes-only pre-pass
 
     DeviceProblem d;
     d.copies = rot.copies;
@@ -293,10 +291,10 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     d.w_blocks = DeviceBuffer<block_q4_0>(rot.copies * nb_w);
     d.w_qs = DeviceBuffer<uint8_t>(rot.copies * nb_w * 16);
     d.w_d = DeviceBuffer<ggml_half>(rot.copies * nb_w);
-    d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
-    d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
-    d.a_ds = DeviceBuffer<uint32_t>(nb_a);
-    d.a_d = DeviceBuffer<float>(nb_a);
+    if (blocks) d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
+    if (split || codes_fp32_d) d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
+    if (split) d.a_ds = DeviceBuffer<uint32_t>(nb_a);
+    if (codes_fp32_d) d.a_d = DeviceBuffer<float>(nb_a);
     d.c = DeviceBuffer<float>(c.M * c.N);
     d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
     upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
@@ -324,8 +322,9 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks, in
     // the split layout, or as the split layout's codes with d in FP32 (no (d, s) pairs: the
     // tensor-core kernels never read s). Its bytes must be the CPU's, or the kernels would be
-    // checked against other data: each form is compared with the CPU's blocks once, here (the last
-    // one written over poison, so that a code it failed to write cannot pass as the split run's).
+    // checked against other data: each form a selected kernel reads is compared with the CPU's
+    // blocks once, here (the codes-only form written over poison, so that a code it failed to
+    // write cannot pass as the split run's).
     auto quantize_blocks = [&](int i) {
         quantize_q8_1_gpu(d.a_f32_copy(i), d.a_q8.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
     };
@@ -335,26 +334,40 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     auto quantize_codes_fp32_d = [&](int i) {
         quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), nullptr, c.M * c.K, gpu.stream, d.a_d.get());
     };
-    quantize_blocks(0);
-    quantize_split(0);
-    CUDA_CHECK_LAST();
-    const std::vector<block_q8_1> Aq_gpu = d.a_q8.to_host(), Aq_split_gpu = blocks_from_split(d.a_qs, d.a_ds);
-    poison(d.a_qs.get(), d.a_qs.bytes(), 0xFF, gpu.stream);
-    poison(d.a_d.get(), d.a_d.bytes(), 0xFF, gpu.stream);
-    quantize_codes_fp32_d(0);
-    CUDA_CHECK_LAST();
-    const std::vector<int8_t> codes_gpu = d.a_qs.to_host();
-    const std::vector<float> d_gpu = d.a_d.to_host();
-    std::vector<float> d_expected(Aq.size());
-    for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
     const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
-    const bool same_a =
-        check_bytes("activations (blocks)", Aq_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-        check_bytes("activations (split)", Aq_split_gpu.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass &&
-        check_bytes("activations (codes for FP32 d)", codes_gpu.data(), Aq_codes.data(), Aq_codes.size(), QK8_1).pass &&
-        check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float), sizeof(float)).pass;
-    std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), blocks, split layout, codes with FP32 d: %s the CPU's %zu bytes\n",
-                same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
+    bool same_a = true;
+    std::string forms;  // the forms checked, for the line below
+    if (blocks) {
+        quantize_blocks(0);
+        CUDA_CHECK_LAST();
+        const std::vector<block_q8_1> got = d.a_q8.to_host();
+        same_a = check_bytes("activations (blocks)", got.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass && same_a;
+        forms += "blocks";
+    }
+    if (split) {
+        quantize_split(0);
+        CUDA_CHECK_LAST();
+        const std::vector<block_q8_1> got = blocks_from_split(d.a_qs, d.a_ds);
+        same_a = check_bytes("activations (split)", got.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass && same_a;
+        forms += forms.empty() ? "split layout" : ", split layout";
+    }
+    if (codes_fp32_d) {
+        poison(d.a_qs.get(), d.a_qs.bytes(), 0xFF, gpu.stream);
+        poison(d.a_d.get(), d.a_d.bytes(), 0xFF, gpu.stream);
+        quantize_codes_fp32_d(0);
+        CUDA_CHECK_LAST();
+        const std::vector<int8_t> codes_gpu = d.a_qs.to_host();
+        const std::vector<float> d_gpu = d.a_d.to_host();
+        std::vector<float> d_expected(Aq.size());
+        for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
+        same_a = check_bytes("activations (codes for FP32 d)", codes_gpu.data(), Aq_codes.data(), Aq_codes.size(), QK8_1).pass &&
+                 check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float), sizeof(float)).pass &&
+                 same_a;
+        forms += forms.empty() ? "codes with FP32 d" : ", codes with FP32 d";
+    }
+    if (!forms.empty())
+        std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), %s: %s the CPU's %zu bytes\n", forms.c_str(),
+                    same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
 
     const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
     const QuantizedReference qref = quantized_reference(Wq, Aq, truth.rows, c.N, c.K);
@@ -368,16 +381,16 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         if (!opt.wants(k.info)) continue;
         KernelRun run = kernel_run_for(k.info);
         run.arch = k.arch;
-        run.unsupported = kernel_why_not(k, c, gpu);
+        run.unsupported = k.why_not(c, gpu);
         run.must_run = c.expects(k.info.name);
         run.pipe = k.pipe;
-        run.prepass = k.layout == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)
-                      : k.layout == ActivationLayout::CodesFp32D ? std::function<void(int)>(quantize_codes_fp32_d)
-                                                                 : std::function<void(int)>(quantize_blocks);
+        run.prepass = k.reads.activations == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)
+                      : k.reads.activations == ActivationLayout::CodesFp32D ? std::function<void(int)>(quantize_codes_fp32_d)
+                                                                            : std::function<void(int)>(quantize_blocks);
         run.prepass_name = "quantize A";
         run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&, name = k.info.name, form = k.form] {
+        run.check = [&, name = k.info.name, form = k.reads.form] {
             const std::vector<float> got = download_rows();
             const std::vector<double>& ref = form == W4A8Form::Signed ? qref.signed_form : qref.compensated;
             return check_close(name.c_str(), got.data(), ref.data(), got.size(),
@@ -507,19 +520,20 @@ int main(int argc, char** argv) {
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
     if (!expected_kernels_fit(summit ? kSummitCases : cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step4Kernel* k = find_kernel(kKernels, name);
-            return k ? kernel_why_not(*k, c, gpu) : std::string();
+            return k ? k->why_not(c, gpu) : std::string();
         }))
         return EXIT_CHECK_FAILED;
 
-    if (!summit) {  // the summit is a table of its own; part 1 is the lesson's
+    const bool lesson_run = !summit && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
+    if (lesson_run) {
         std::printf("== 1. the compensation formula, on the CPU ==\n");
         demonstrate_compensation(opt.seed);
         std::printf("\n");
     }
-    std::printf("== 2. the kernels ==\n");
+    if (lesson_run) std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit ? "the summit needs one" : "part 1 ran, no kernel did");
+        std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit ? "the summit needs one" : lesson_run ? "part 1 ran, no kernel did" : "no kernel ran");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);

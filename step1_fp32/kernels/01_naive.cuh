@@ -7,6 +7,8 @@
 // reused from fast memory on purpose; every product costs two global loads.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 
 constexpr int kNaiveBlock = 32;  // 32 x 32 threads per block
@@ -19,6 +21,9 @@ __global__ void gemm_naive(const float* A, const float* W, float* C, int M, int 
     for (int k = 0; k < K; ++k) sum += A[(size_t)m * K + k] * W[(size_t)n * K + k];
     C[(size_t)m * N + n] = sum;
 }
+
+// The grid's y covers N (blocks of kNaiveBlock columns).
+inline std::string gemm_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.N, kNaiveBlock)); }
 
 inline void launch_gemm_naive(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
     dim3 block(kNaiveBlock, kNaiveBlock);

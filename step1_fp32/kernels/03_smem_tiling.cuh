@@ -10,6 +10,8 @@
 // becomes the bottleneck. Register blocking (04, 05) raises the FMAs per load.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 
 constexpr int kTile = 32;
@@ -32,6 +34,8 @@ __global__ void gemm_smem_tiling(const float* A, const float* W, float* C, int M
     }
     if (m0 + ty < M && n0 + tx < N) C[(size_t)(m0 + ty) * N + n0 + tx] = sum;
 }
+
+inline std::string gemm_smem_tiling_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.M, kTile)); }
 
 inline void launch_gemm_smem_tiling(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
     dim3 block(kTile, kTile);

@@ -9,6 +9,8 @@
 // in both directions (05) reuses both operands.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "tile_helpers.cuh"
 
@@ -46,6 +48,10 @@ __global__ void __launch_bounds__(blocktile_1d::kThreads) gemm_blocktile_1d(cons
         const int m = m0 + m_local + i;
         if (m < M && n < N) C[(size_t)m * N + n] = acc[i];
     }
+}
+
+inline std::string gemm_blocktile_1d_why_not(const GemmCase& c, const Gpu&) {
+    return grid_limit_reason('y', ceil_div(c.M, blocktile_1d::BM));
 }
 
 inline void launch_gemm_blocktile_1d(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {

@@ -9,6 +9,8 @@
 // with a stride of 8 floats, so the shared-memory reads conflict 4 ways. 06 vectorizes both.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "tile_helpers.cuh"
 
@@ -54,6 +56,10 @@ __global__ void __launch_bounds__(blocktile_2d::kThreads) gemm_blocktile_2d(cons
             if (m < M && n < N) C[(size_t)m * N + n] = acc[i][j];
         }
     }
+}
+
+inline std::string gemm_blocktile_2d_why_not(const GemmCase& c, const Gpu&) {
+    return grid_limit_reason('y', ceil_div(c.M, blocktile_2d::BM));
 }
 
 inline void launch_gemm_blocktile_2d(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {

@@ -9,6 +9,8 @@
 // loads before every tile: warp tiling (07) and double buffering (08) address these.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "tile_helpers.cuh"
 
@@ -64,6 +66,8 @@ __global__ void __launch_bounds__(vectorized::kThreads) gemm_vectorized(const fl
         }
     }
 }
+
+inline std::string gemm_vectorized_why_not(const GemmCase& c, const Gpu&) { return float4_tile_reason(c, vectorized::BM); }
 
 inline void launch_gemm_vectorized(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
     using namespace vectorized;

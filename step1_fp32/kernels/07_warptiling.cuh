@@ -9,6 +9,8 @@
 // Limit: between tiles every warp still waits for its global loads; 08 overlaps them.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "tile_helpers.cuh"
 
@@ -98,6 +100,9 @@ __global__ void __launch_bounds__(Cfg::kThreads) gemm_warptiling(const float* A,
     }
     pos.store(C, M, N, m0, n0, acc);
 }
+
+template <class Cfg>
+inline std::string gemm_warptiling_why_not(const GemmCase& c, const Gpu&) { return float4_tile_reason(c, Cfg::BM); }
 
 template <class Cfg>
 inline void launch_gemm_warptiling(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {

@@ -12,6 +12,8 @@
 // CUDA cores tops out near 67 TFLOPS, against ~990 for FP16 on the tensor cores: steps 3-4 go there.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "07_warptiling.cuh"  // the warp tile (WarpTileConfig, warp_tile_mma) this kernel double-buffers
 
@@ -48,6 +50,9 @@ __global__ void __launch_bounds__(Cfg::kThreads) gemm_double_buffered(const floa
     }
     pos.store(C, M, N, m0, n0, acc);
 }
+
+template <class Cfg>
+inline std::string gemm_double_buffered_why_not(const GemmCase& c, const Gpu&) { return float4_tile_reason(c, Cfg::BM); }
 
 template <class Cfg>
 inline void launch_gemm_double_buffered(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {

@@ -10,8 +10,11 @@
 // too few to cover HBM latency. 10 gives every row its own warp, and more than one when N is small.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/warp_reduce.cuh"
+#include "tile_helpers.cuh"  // the float4 loads' limits
 
 namespace gemv_rows {
 constexpr int kRows = 2, kUnroll = 4, kWarps = 8;  // rows per warp, float4 per row in flight, warps per block
@@ -53,6 +56,8 @@ __global__ void __launch_bounds__(gemv_rows::kWarps * 32) gemv_warp_rows(const f
         if (lane == 0 && row0 + r < N) c[row0 + r] = sum;
     }
 }
+
+inline std::string gemv_warp_rows_why_not(const GemmCase& c, const Gpu&) { return gemv_float4_reason(c); }
 
 inline void launch_gemv_warp_rows(const float* a, const float* W, float* c, int N, int K, cudaStream_t s) {
     using namespace gemv_rows;

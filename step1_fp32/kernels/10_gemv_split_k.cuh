@@ -11,8 +11,11 @@
 // faster is to read fewer bytes. Step 2 stores weights in 4.5 bits: that is quantization.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/warp_reduce.cuh"
+#include "tile_helpers.cuh"  // the float4 loads' limits
 
 namespace gemv_split {
 constexpr int kWarps = 8;           // warps per block: kWarps / SPLIT rows per block
@@ -72,6 +75,8 @@ inline int gemv_split_for(int N, int sms) {
     while (split < 8 && (long long)N * split < (long long)gemv_split::kMinWarpsPerSm * sms) split *= 2;
     return split;
 }
+
+inline std::string gemv_split_k_why_not(const GemmCase& c, const Gpu&) { return gemv_float4_reason(c); }
 
 inline void launch_gemv_split_k(const float* a, const float* W, float* c, int N, int K, int sms, cudaStream_t s) {
     switch (gemv_split_for(N, sms)) {

@@ -1,11 +1,26 @@
-// tile_helpers.cuh - the pieces kernels 04-08 share, so each kernel file shows only its own idea.
+// tile_helpers.cuh - the pieces kernels 04-10 share, so each kernel file shows only its own idea.
 //
 // Both operands of C = A * W^T are K-contiguous, so both tiles are loaded the same way: lanes
 // along k (coalesced), stored transposed into shared memory as S[k][row]. The compute loop then
 // reads a row of S (one k, many rows) with consecutive threads on consecutive addresses.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/launch.h"
 #include "../../common/tile_store.cuh"  // store_c_quad, used by 06-08
+
+#include <string>
+
+// What 16-byte float4 loads need of a shape (06-10): rows of K floats that start 16-byte aligned.
+inline std::string float4_k_reason(int64_t K) { return K % 4 == 0 ? "" : "float4 loads: needs K % 4 == 0"; }
+// ... for a block tile of BM rows of C (06-08): that, and the grid's y over M.
+inline std::string float4_tile_reason(const GemmCase& c, int bm) {
+    return first_reason({float4_k_reason(c.K), grid_limit_reason('y', ceil_div(c.M, bm))});
+}
+// ... for a GEMV (09, 10): one token, and that.
+inline std::string gemv_float4_reason(const GemmCase& c) {
+    return first_reason({c.M == 1 ? "" : "GEMV: needs M = 1", float4_k_reason(c.K)});
+}
 
 // Scalar tile load (04, 05): rows [row0, row0+ROWS) x k [k0, k0+BK) of X[nrows][K] into
 // S[BK][LD]; zeros where the tile sticks out of the matrix.

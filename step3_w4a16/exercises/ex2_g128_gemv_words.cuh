@@ -13,6 +13,8 @@
 // Set kEx2Written to true once your kernel is written: a FAIL is then a bug, not the stub.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../w4a16_formats.h"
 #include "../w4a16_layout.cuh"
@@ -29,8 +31,8 @@ __global__ void __launch_bounds__(kEx2Threads) w4a16_ex2(W4A16Args p) {
     // TODO 3: reduce across the warp; lane 0 writes C[t][row].
 }
 
-inline std::string w4a16_ex2_why_not(int64_t M) {
-    return M <= kEx2MaxTokens ? "" : "exercise 2 is a GEMV: needs M <= " + std::to_string(kEx2MaxTokens);
+inline std::string w4a16_ex2_why_not(const GemmCase& c, const Gpu&) {
+    return c.M <= kEx2MaxTokens ? "" : "exercise 2 is a GEMV: needs M <= " + std::to_string(kEx2MaxTokens);
 }
 
 inline void launch_w4a16_ex2(const W4A16Args& p, cudaStream_t s) {

@@ -9,6 +9,8 @@
 // byte per load, and each weight costs an integer-to-float conversion: slow on every axis.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../w4a16_layout.cuh"
 
@@ -34,7 +36,7 @@ __global__ void __launch_bounds__(kNaiveThreads) w4a16_naive(W4A16Args p) {
     p.c[(size_t)m * p.N + n] = acc;
 }
 
-inline std::string w4a16_naive_why_not(int64_t M, int64_t, int64_t) { return grid_limit_reason('y', M); }
+inline std::string w4a16_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a16_naive(const W4A16Args& p, cudaStream_t s) {
     const dim3 grid((unsigned)ceil_div(p.N, kNaiveThreads), (unsigned)p.M);

@@ -11,6 +11,8 @@
 // kernel with a dequantization tax; at M = 1, 31 of 32 tile rows are empty.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../w4a16_layout.cuh"
 
@@ -65,8 +67,8 @@ __global__ void __launch_bounds__(smem_tiled::kTile* smem_tiled::kThreadsY) w4a1
     }
 }
 
-inline std::string w4a16_smem_tiled_why_not(int64_t M, int64_t, int64_t) {
-    return grid_limit_reason('y', ceil_div(M, smem_tiled::kTile));
+inline std::string w4a16_smem_tiled_why_not(const GemmCase& c, const Gpu&) {
+    return grid_limit_reason('y', ceil_div(c.M, smem_tiled::kTile));
 }
 
 inline void launch_w4a16_smem_tiled(const W4A16Args& p, cudaStream_t s) {

@@ -25,6 +25,7 @@
 #pragma once
 
 #include "../../common/errors.cuh"
+#include "../../common/gemm_case.h"
 #include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/warp_reduce.cuh"
@@ -198,7 +199,9 @@ __global__ void __launch_bounds__(gemv::kWarps * 32) w4a16_gemv(W4A16Args p) {
 
 inline size_t gemv_smem_bytes(int64_t M, int64_t K) { return (size_t)(M * K) * sizeof(float); }
 
-inline std::string w4a16_gemv_why_not(int64_t M, int64_t K, size_t smem_per_block) {
+inline std::string w4a16_gemv_why_not(const GemmCase& c, const Gpu& gpu) {
+    const int64_t M = c.M, K = c.K;
+    const size_t smem_per_block = gpu.smem_per_block_optin;
     if (M > gemv::kMaxTokens) return "GEMV: needs M <= " + std::to_string(gemv::kMaxTokens);
     if (gemv_smem_bytes(M, K) > smem_per_block)
         return "GEMV: M*K*4 = " + std::to_string(gemv_smem_bytes(M, K) / 1024) + " KB of staged activations, the GPU allows " +

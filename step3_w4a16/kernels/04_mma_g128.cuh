@@ -25,6 +25,7 @@
 
 #include "../../common/async_copy.cuh"
 #include "../../common/errors.cuh"
+#include "../../common/gemm_case.h"
 #include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
@@ -245,9 +246,9 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a16_mma_g128(
 
 }  // namespace mma_g128
 
-inline std::string w4a16_mma_g128_why_not(int64_t M, int64_t, int64_t K) {
-    if (K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    return grid_limit_reason('y', ceil_div(M, mma_g128::Decode::kBM));
+inline std::string w4a16_mma_g128_why_not(const GemmCase& c, const Gpu&) {
+    if (c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
+    return grid_limit_reason('y', ceil_div(c.M, mma_g128::Decode::kBM));
 }
 
 template <class C>

@@ -15,7 +15,9 @@
 // token and thread: registers allow two tokens; one CTA spans K: K <= 16384.
 #pragma once
 
+#include "../../common/gemm_case.h"
 #include "../../common/gemv_resident.cuh"
+#include "../../common/gpu.cuh"
 #include "03_gemv.cuh"
 
 template <class Format>  // GemvQ4_0, GemvG128 or GemvW8 (03)
@@ -45,8 +47,8 @@ struct ResidentW4A16 {
 };
 
 constexpr int kResidentW4A16MaxTokens = 2;
-inline std::string w4a16_gemv_resident_why_not(int64_t M, int64_t K) {
-    return gemv_resident_why_not(M, K, kResidentW4A16MaxTokens);
+inline std::string w4a16_gemv_resident_why_not(const GemmCase& c, const Gpu&) {
+    return gemv_resident_why_not(c.M, c.K, kResidentW4A16MaxTokens);
 }
 template <class Format>
 inline void launch_w4a16_gemv_resident(const W4A16Args& p, cudaStream_t s) {

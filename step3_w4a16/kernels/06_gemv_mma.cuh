@@ -21,7 +21,9 @@
 #pragma once
 
 #include "../../common/async_copy.cuh"
+#include "../../common/gemm_case.h"
 #include "../../common/gemv_mma.cuh"
+#include "../../common/gpu.cuh"
 #include "../../common/mma.cuh"
 #include "../w4a16_formats.h"
 #include "../w4a16_layout.cuh"
@@ -188,13 +190,13 @@ struct MmaQ4_0W4A16 {
     };
 };
 
-inline std::string w4a16_gemv_mma_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
-    return gemv_mma_why_not<MmaG128W4A16>(M, K, smem_per_block_optin);
+inline std::string w4a16_gemv_mma_why_not(const GemmCase& c, const Gpu& gpu) {
+    return gemv_mma_why_not<MmaG128W4A16>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a16_gemv_mma(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<MmaG128W4A16>(p, s); }
 
-inline std::string w4a16_gemv_mma_q4_0_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
-    if (K % kMmaChunkK != 0) return "tensor-core GEMV: K must be a multiple of " + std::to_string(kMmaChunkK) + " (the repacked layout)";
-    return gemv_mma_why_not<MmaQ4_0W4A16>(M, K, smem_per_block_optin);
+inline std::string w4a16_gemv_mma_q4_0_why_not(const GemmCase& c, const Gpu& gpu) {
+    if (c.K % kMmaChunkK != 0) return "tensor-core GEMV: K must be a multiple of " + std::to_string(kMmaChunkK) + " (the repacked layout)";
+    return gemv_mma_why_not<MmaQ4_0W4A16>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a16_gemv_mma_q4_0(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<MmaQ4_0W4A16>(p, s); }

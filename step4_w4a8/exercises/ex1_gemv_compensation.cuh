@@ -13,6 +13,8 @@
 // Set kEx1Written to true once your kernel is written: a FAIL is then a bug, not the stub.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
@@ -30,8 +32,8 @@ __global__ void __launch_bounds__(kEx1Threads) w4a8_ex1(W4A8Args p) {
     // TODO 3: reduce across the warp; lane 0 writes C[t][row].
 }
 
-inline std::string w4a8_ex1_why_not(int64_t M, int64_t) {
-    return M <= kEx1MaxTokens ? "" : "exercise 1 is a GEMV: needs M <= " + std::to_string(kEx1MaxTokens);
+inline std::string w4a8_ex1_why_not(const GemmCase& c, const Gpu&) {
+    return c.M <= kEx1MaxTokens ? "" : "exercise 1 is a GEMV: needs M <= " + std::to_string(kEx1MaxTokens);
 }
 
 inline void launch_w4a8_ex1(const W4A8Args& p, cudaStream_t s) {

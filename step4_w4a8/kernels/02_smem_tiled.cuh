@@ -9,6 +9,8 @@
 // multiply-adds in one instruction.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../w4a8_layout.cuh"
 
@@ -62,7 +64,9 @@ __global__ void __launch_bounds__(smem_tiled::kThreads) w4a8_smem_tiled(W4A8Args
     if (m < p.M && n < p.N) p.c[(size_t)m * p.N + n] = acc;
 }
 
-inline std::string w4a8_smem_tiled_why_not(int64_t M, int64_t) { return grid_limit_reason('y', ceil_div(M, smem_tiled::kTile)); }
+inline std::string w4a8_smem_tiled_why_not(const GemmCase& c, const Gpu&) {
+    return grid_limit_reason('y', ceil_div(c.M, smem_tiled::kTile));
+}
 
 inline void launch_w4a8_smem_tiled(const W4A8Args& p, cudaStream_t s) {
     using namespace smem_tiled;

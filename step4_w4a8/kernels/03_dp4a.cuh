@@ -10,6 +10,8 @@
 // loads, and every thread still reads its weight row straight from memory for each output.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
@@ -38,7 +40,7 @@ __global__ void __launch_bounds__(kDp4aThreads) w4a8_dp4a(W4A8Args p) {
     p.c[(size_t)m * p.N + n] = acc;
 }
 
-inline std::string w4a8_dp4a_why_not(int64_t M, int64_t) { return grid_limit_reason('y', M); }
+inline std::string w4a8_dp4a_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a8_dp4a(const W4A8Args& p, cudaStream_t s) {
     const dim3 grid((unsigned)ceil_div(p.N, kDp4aThreads), (unsigned)p.M);

@@ -9,6 +9,8 @@
 // fetched 512 times. Tiling with DP4A (05) shares them.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
@@ -33,7 +35,7 @@ __global__ void __launch_bounds__(kLoads16Threads) w4a8_dp4a_loads16(W4A8Args p)
     p.c[(size_t)m * p.N + n] = acc;
 }
 
-inline std::string w4a8_dp4a_loads16_why_not(int64_t M, int64_t) { return grid_limit_reason('y', M); }
+inline std::string w4a8_dp4a_loads16_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a8_dp4a_loads16(const W4A8Args& p, cudaStream_t s) {
     const dim3 grid((unsigned)ceil_div(p.N, kLoads16Threads), (unsigned)p.M);

@@ -14,6 +14,8 @@
 // the H200. Every block also ends in 3 FP32 instructions per output. Tensor cores come next.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/q4_0_q8_1.h"
 #include "../../common/tile_store.cuh"
@@ -149,7 +151,9 @@ __global__ void __launch_bounds__(dp4a_tiled::kThreads) w4a8_dp4a_tiled(W4A8Args
     }
 }
 
-inline std::string w4a8_dp4a_tiled_why_not(int64_t M, int64_t) { return grid_limit_reason('y', ceil_div(M, dp4a_tiled::BM)); }
+inline std::string w4a8_dp4a_tiled_why_not(const GemmCase& c, const Gpu&) {
+    return grid_limit_reason('y', ceil_div(c.M, dp4a_tiled::BM));
+}
 
 inline void launch_w4a8_dp4a_tiled(const W4A8Args& p, cudaStream_t s) {
     using namespace dp4a_tiled;

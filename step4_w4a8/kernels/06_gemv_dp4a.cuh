@@ -19,6 +19,8 @@
 // the memory stream (compare M = 1 and M = 4 in the output).
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/pdl.cuh"
 #include "../../common/q4_0_q8_1.h"
@@ -111,8 +113,8 @@ __global__ void __launch_bounds__(gemv_dp4a::kWarps * 32, gemv_dp4a::kMinCtasPer
         }
 }
 
-inline std::string w4a8_gemv_why_not(int64_t M, int64_t) {
-    return M <= gemv_dp4a::kMaxTokens ? "" : "GEMV: needs M <= " + std::to_string(gemv_dp4a::kMaxTokens);
+inline std::string w4a8_gemv_why_not(const GemmCase& c, const Gpu&) {
+    return c.M <= gemv_dp4a::kMaxTokens ? "" : "GEMV: needs M <= " + std::to_string(gemv_dp4a::kMaxTokens);
 }
 
 template <int TOKENS, bool PDL>

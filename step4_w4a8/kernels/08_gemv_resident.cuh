@@ -18,7 +18,9 @@
 // N = 4096, K = 14336. One CTA spans K: K <= 16384 (512 threads).
 #pragma once
 
+#include "../../common/gemm_case.h"
 #include "../../common/gemv_resident.cuh"
+#include "../../common/gpu.cuh"
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
 
@@ -54,7 +56,9 @@ struct ResidentQ4_0Q8_1 {
 };
 
 constexpr int kResidentMaxTokens = 8;
-inline std::string w4a8_gemv_resident_why_not(int64_t M, int64_t K) { return gemv_resident_why_not(M, K, kResidentMaxTokens); }
+inline std::string w4a8_gemv_resident_why_not(const GemmCase& c, const Gpu&) {
+    return gemv_resident_why_not(c.M, c.K, kResidentMaxTokens);
+}
 inline void launch_w4a8_gemv_resident(const W4A8Args& p, cudaStream_t s) {
     launch_gemv_resident<ResidentQ4_0Q8_1, true, kResidentMaxTokens>(p, s);
 }

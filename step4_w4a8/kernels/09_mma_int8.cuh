@@ -22,6 +22,8 @@
 
 #include "../../common/async_copy.cuh"
 #include "../../common/errors.cuh"
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
 #include "../../common/mma_tiles.cuh"
@@ -344,8 +346,9 @@ inline dim3 tile_grid(const W4A8Args& p) {
 
 // K must be a multiple of a warp's 128 values (4 blocks) per stage.
 constexpr int kMmaInt8KMultiple = mma_int8::kWarpK;
-inline std::string w4a8_mma_int8_why_not(int64_t M, int64_t) {
-    return grid_limit_reason('y', ceil_div(M, mma_int8::Decode::kBM));
+inline std::string w4a8_mma_int8_why_not(const GemmCase& c, const Gpu&) {
+    if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
+    return grid_limit_reason('y', ceil_div(c.M, mma_int8::Decode::kBM));
 }
 
 template <class C>

@@ -20,7 +20,9 @@
 #pragma once
 
 #include "../../common/async_copy.cuh"
+#include "../../common/gemm_case.h"
 #include "../../common/gemv_mma.cuh"
+#include "../../common/gpu.cuh"
 #include "../../common/mma.cuh"
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
@@ -192,9 +194,10 @@ struct MmaQ4_0Q8_1Pairs {
     };
 };
 
-inline std::string w4a8_gemv_mma_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
-    return M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(M, K, smem_per_block_optin)
-                                              : gemv_mma_why_not<MmaQ4_0Q8_1>(M, K, smem_per_block_optin);
+inline std::string w4a8_gemv_mma_why_not(const GemmCase& c, const Gpu& gpu) {
+    if (c.K % kMmaChunk8 != 0) return "needs K to be a multiple of " + std::to_string(kMmaChunk8);
+    return c.M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(c.M, c.K, gpu.smem_per_block_optin)
+                                                : gemv_mma_why_not<MmaQ4_0Q8_1>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
     with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {

@@ -15,6 +15,8 @@
 // the whole CTA waits for that warp. A copy warp of its own needs registers this tile does not have.
 #pragma once
 
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
 #include "../../common/tma.cuh"
 #include "09_mma_int8.cuh"
 
@@ -111,9 +113,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
 }  // namespace mma_int8_tma
 
 // M > 128 only, 09's large-tile range: below M = 129 09 chooses narrower tiles, and so does this rung's row.
-inline std::string w4a8_mma_int8_tma_why_not(int64_t M, int64_t) {
-    if (M <= 128) return "the TMA tile is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
-    return grid_limit_reason('y', ceil_div(M, mma_int8_tma::C::kBM));
+inline std::string w4a8_mma_int8_tma_why_not(const GemmCase& c, const Gpu&) {
+    if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
+    if (c.M <= 128) return "the TMA tile is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
+    return grid_limit_reason('y', ceil_div(c.M, mma_int8_tma::C::kBM));
 }
 
 inline void launch_w4a8_mma_int8_tma(const W4A8Args& p, cudaStream_t s) {

@@ -2,10 +2,15 @@
 # A check counts only if it can fail. This plants known bugs, one at a time, in a scratch copy of
 # the tree (the tree itself is never touched), rebuilds the affected program, and passes only if
 # the named tests reject every one. The table below is the list of bugs our tests must catch.
+# A catch counts only against a baseline: the same tests, on the unmutated tree, must pass first
+# (a test that fails, or a tool that is missing, without the bug is reported as BASELINE, never as
+# a catch), and the bug is caught only when a test that passed (or, without a GPU, skipped) there
+# now fails.
 #
 # usage: scripts/mutation_test.sh [NAME...]      (default: all; GPU mutations skip without a GPU)
 #        scripts/mutation_test.sh --check         (no build: every substitution still applies to its file)
 # env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,7 +28,7 @@ wide_fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp1
 codes_for_fp32_d_unwritten|common/ggml_quants_gpu.cuh|s/(\s+)(reinterpret_cast<uint2\*>\(qs\))/$1if (WITH_DS) $2/|step4_w4a8|^step4_shape_129x100x4128$|gpu
 split_one_block_grid|common/ggml_quants_gpu.cuh|s/quantize_grid\(n, 1\)/quantize_grid(n)/|step4_w4a8|^step4_shape_1x4100x4128$|gpu
 quantizer_tail_guard|common/ggml_quants_gpu.cuh|s/if \(!in\) return;\n(\s+\*reinterpret_cast)/$1/|step2_quant|^step2_memcheck|gpu
-tolerance_1e-1|step1_fp32/step1_fp32.cu|s/kFp32Tolerance = 3e-6/kFp32Tolerance = 1e-1/|step1_fp32|^step1_canary_skip_last_k_tile$|gpu
+tolerance_1e-1|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-1/|step1_fp32|^step1_canary_skip_last_k_tile$|gpu
 poison_ff_only|common/buffers.cuh|s/kPoisonPatterns\[\] = \{0xFF, 0x00\}/kPoisonPatterns[] = {0xFF}/|step2_quant|^step2_canary_q8_0_skip_minus_one$|gpu
 poison_00_only|common/buffers.cuh|s/kPoisonPatterns\[\] = \{0xFF, 0x00\}/kPoisonPatterns[] = {0x00}/|step2_quant|^step2_canary_q8_0_skip_zero$|gpu
 fill_uniform_range|common/data.h|s/v = lo \+ \(hi - lo\) \* v;/v = v + 0 * (lo + hi);/|test_common|^test_common$|cpu
@@ -81,6 +86,35 @@ resident_k_limit|common/gemv_resident.cuh|s/if \(K \/ 32 > gemv_resident::kMaxTh
 exercises_run_by_default|common/cli.h|s/\(exercises && kernel.role == KernelRole::Exercise\)/(kernel.role == KernelRole::Exercise)/|test_common|^test_common$|cpu
 exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_with\);/(void)kern;/|test_common|^test_common$|cpu
 stub_fail_unexplained|common/driver.cuh|s/info.role == KernelRole::Exercise && !info.written \? info.exercise_file : ""/""/|test_common|^test_common$|cpu
+int8_k_multiple_256|step4_w4a8/kernels/09_mma_int8.cuh|s/kMmaInt8KMultiple = mma_int8::kWarpK;/kMmaInt8KMultiple = 2 * mma_int8::kWarpK;/|step4_w4a8|^step4_shape_37x100x4224$|cpu
+gemv_mma_g128_smem_quarter|step3_w4a16/kernels/06_gemv_mma.cuh|s/gemv_mma_why_not<MmaG128W4A16>\(c.M, c.K, gpu.smem_per_block_optin\)/gemv_mma_why_not<MmaG128W4A16>(c.M, c.K, gpu.smem_per_block_optin \/ 4)/|step3_w4a16|^step3_lesson_cases$|cpu
+act_rows_counted_long|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|test_w4a8_cpu|^step4_cpu|cpu
+tolerance_33x|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_common|^test_common$|cpu
+tolerance_33x_w4a16|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_w4a16_cpu|^step3_cpu|cpu
+tolerance_33x_w4a8|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_w4a8_cpu|^step4_cpu|cpu
+golden_v3_rel_1e-9|common/q4_0_q8_1.h|s/<= 1e-12 \* std::fabs\(golden\)/<= 1e-9 * std::fabs(golden)/|test_w4a8_cpu|^step4_cpu|cpu
+golden_v3_either_overflowed|common/q4_0_q8_1.h|s/return !std::isfinite\(ours\) && !std::isfinite\(golden\);/return !std::isfinite(ours) \x7c\x7c !std::isfinite(golden);/|test_w4a8_cpu|^step4_cpu|cpu
+golden_gpu_overflow_any|common/q4_0_q8_1.h|s/if \(!std::isfinite\(golden\)\) return !std::isfinite\(got\);/if (!std::isfinite(golden)) return true;/|test_w4a8_cpu|^step4_cpu|cpu
+int8_fragment_rows|step4_w4a8/w4a8_mma_layout.h|s/return \{lane \/ 4 \+ 8 \* \(j & 1\), 4 \* \(lane % 4\) \+ e \+ 16 \* \(j >> 1\)\};/return {lane \/ 4 + 8 * (j >> 1), 4 * (lane % 4) + e + 16 * (j & 1)};/|test_w4a8_cpu|^step4_cpu|cpu
+int8_word_order|step4_w4a8/w4a8_mma_layout.h|s/\(block % kBlocksPerLoad\) \* 2 \+ word;/word * 2 + block % kBlocksPerLoad;/|test_w4a8_cpu|^step4_cpu|cpu
+f16_kstep_lane_order|step3_w4a16/w4a16_formats.h|s/\* 32 \+ lane\) \* kKStepsPerLoad \+ kstep % kKStepsPerLoad;/* kKStepsPerLoad + kstep % kKStepsPerLoad) * 32 + lane;/|test_w4a16_cpu|^step3_cpu|cpu
+f16_fragment_halves|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j \& 1), 2 * t + 8 * (j >> 1) + 1 - h};/|test_w4a16_cpu|^step3_cpu|cpu
+check_bound_exclusive|common/check.h|s/ok = err <= bound;/ok = err < bound;/|test_common|^test_common$|cpu
+check_nan_matches_inf|common/check.h|s/ok = \(std::isnan\(e\) && std::isnan\(g\)\) \x7c\x7c g == e;/ok = !std::isfinite(g);/|test_common|^test_common$|cpu
+check_first_scale_only|common/check.h|s/tol.scale \? tol.scale\[i\]/tol.scale ? tol.scale[0]/|test_common|^test_common$|cpu
+reference_chunk_short|common/reference_gemm.h|s/n < std::min\(N, n0 \+ kChunk\)/n < std::min(N, n0 + kChunk - 1)/|test_common|^test_common$|cpu
+cpu_quantizer_chunk_offset|common/ggml_quants_tensor.h|s/quantize_row_q4_0_ref\(x \+ b0 \* 32,/quantize_row_q4_0_ref(x + chunk * 32,/|test_quants|^test_quants$|cpu
+demo_dequantized_unsigned|step4_w4a8/compensation_demo.h|s/v.dequantized \+= d_w \* d_a \* block_signed_sumi\(wq\[b\], aq_dsumq\[b\].qs\);/v.dequantized += d_w * d_a * block_sumi(wq[b], aq_dsumq[b]);/|test_w4a8_cpu|^step4_cpu|cpu
+demo_sum_x_from_d_sum_q|step4_w4a8/compensation_demo.h|s/- 8.0 \* fp16_to_fp32\(aq_sumx\[b\].s\)/- 8.0 * fp16_to_fp32(aq_dsumq[b].s)/|test_w4a8_cpu|^step4_cpu|cpu
+act_rows_counted_long_gpu|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|step4_w4a8|^step4_memcheck_ragged_tiles_mma_int8$|gpu
+g128_reciprocal_of_fp32_range|step3_w4a16/w4a16_formats.h|s/const float inv = s > 0.f \? 1.0f \/ s : 0.f;/const float inv = s > 0.f ? 15.0f \/ (hi - lo) : 0.f;/|test_w4a16_cpu|^step3_cpu|cpu
+g128_ties_to_even|step3_w4a16/w4a16_formats.h|s/return \(int\)std::lround\(x\);/return (int)std::nearbyint(x);/|test_w4a16_cpu|^step3_cpu|cpu
+goal_kernel_misspelt|scripts/targets.txt|s/\x7c dp4a_tiled \x7c/\x7c dp4a_tiles \x7c/|step5_llama_compare|^kernel_names_exist$|cpu
+profile_kernel_misspelt|scripts/profiles.txt|s/step4_w4a8 gemv_mma --m 4/step4_w4a8 gemv_mmq --m 4/|step5_llama_compare|^kernel_names_exist$|cpu
+sass_tile_renamed|scripts/sass_mix.txt|s/w4a8_mma_int8<mma_int8::Large>/w4a8_mma_int8<mma_int8::Big>/|step5_llama_compare|^kernel_names_exist$|cpu
+contender_misspelt|step5_llama_compare/speed_level.h|s/"gemv_resident", "gemv_mma"/"gemv_resident", "gemv_mm"/|step5_llama_compare|^kernel_names_exist$|cpu
+step3_demo_no_outliers|step3_w4a16/format_comparison.h|s/\*= kOutlierFactor;/*= 1.0f;/|test_w4a16_cpu|^step3_cpu|cpu
+step3_demo_half_trick_base|step3_w4a16/format_comparison.h|s/\(uint16_t\)\(0x6400 \x7c q\)/(uint16_t)(0x6000 \x7c q)/|test_w4a16_cpu|^step3_cpu|cpu
 TABLE
 )
 
@@ -106,10 +140,27 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 caught=0 missed=0 skipped=0
 results=()
+declare -A baseline  # "target|tests" -> the tests that did not fail on the unmutated tree, or "!" if any failed
+# The tests of a ctest log that passed or were skipped (exit 77: no GPU); a skipped test that fails
+# once the bug is planted was failed by the bug (a shape check that runs before the GPU is opened).
+ok_tests() { sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.+ *(Passed|\*\*\*Skipped) .*/\1/p' "$1" | sort; }
 while IFS='|' read -r name file subst target tests need; do
   [ -z "$name" ] && continue
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
   if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then results+=("SKIP    $name (needs a GPU)"); skipped=$((skipped + 1)); continue; fi
+  key="$target|$tests"
+  if [ -z "${baseline[$key]+set}" ]; then
+    if cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1 &&
+       (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/baseline.log" 2>&1; then
+      baseline[$key]=$(ok_tests "$scratch/baseline.log" | paste -sd' ')
+    else
+      baseline[$key]="!"
+    fi
+  fi
+  if [ "${baseline[$key]}" = "!" ]; then
+    results+=("BASELINE $name: $tests fail without the bug (see the tests on an unmutated tree)"); missed=$((missed + 1)); continue
+  fi
+  if [ -z "${baseline[$key]}" ]; then results+=("SKIP    $name ($tests: none ran without the bug)"); skipped=$((skipped + 1)); continue; fi
   cp "$scratch/$file" "$scratch/original"
   perl -0pi -e "$subst" "$scratch/$file"
   if cmp -s "$scratch/$file" "$scratch/original"; then
@@ -117,11 +168,14 @@ while IFS='|' read -r name file subst target tests need; do
   fi
   if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
     results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1))
-  elif (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/test.log" 2>&1; then
-    results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
   else
-    failed=$(grep -E "^[[:space:]]+[0-9]+ - " "$scratch/test.log" | sed -E 's/^[[:space:]]+[0-9]+ - //; s/ \(.*//' | paste -sd, -)
-    results+=("caught  $name by $failed"); caught=$((caught + 1))
+    (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/test.log" 2>&1
+    now_failing=$(comm -23 <(tr ' ' '\n' <<<"${baseline[$key]}" | sort) <(ok_tests "$scratch/test.log") | paste -sd, -)
+    if [ -n "$now_failing" ]; then
+      results+=("caught  $name by $now_failing"); caught=$((caught + 1))
+    else
+      results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
+    fi
   fi
   cp "$scratch/original" "$scratch/$file"
 done <<<"$MUTATIONS"

@@ -31,8 +31,8 @@
 #include "canaries.cuh"
 
 // Tile shapes (BM, BN, BK, warps along M, warps along N), chosen by measurement on the H200.
-using WarpTileShape = WarpTileConfig<128, 128, 8, 4, 2>;       // 07
-using PipelinedTileShape = WarpTileConfig<128, 128, 16, 4, 2>; // 08
+using WarpTileShape = warptiling::WarpTileConfig<128, 128, 8, 4, 2>;       // 07
+using PipelinedTileShape = warptiling::WarpTileConfig<128, 128, 16, 4, 2>; // 08
 
 // ---------------------------------------------------------------------------------------------
 // The cases and the kernels

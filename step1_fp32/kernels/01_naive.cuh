@@ -11,6 +11,8 @@
 #include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 
+namespace naive {
+
 constexpr int kNaiveBlock = 32;  // 32 x 32 threads per block
 
 __global__ void gemm_naive(const float* A, const float* W, float* C, int M, int N, int K) {
@@ -22,10 +24,13 @@ __global__ void gemm_naive(const float* A, const float* W, float* C, int M, int 
     C[(size_t)m * N + n] = sum;
 }
 
+}  // namespace naive
+
 // The grid's y covers N (blocks of kNaiveBlock columns).
-inline std::string gemm_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.N, kNaiveBlock)); }
+inline std::string gemm_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.N, naive::kNaiveBlock)); }
 
 inline void launch_gemm_naive(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    using namespace naive;
     dim3 block(kNaiveBlock, kNaiveBlock);
     dim3 grid((unsigned)ceil_div(M, kNaiveBlock), (unsigned)ceil_div(N, kNaiveBlock));
     gemm_naive<<<grid, block, 0, s>>>(A, W, C, M, N, K);

@@ -13,6 +13,8 @@
 #include "../../common/launch.h"
 #include "../../common/warp_reduce.cuh"
 
+namespace coalesced {
+
 constexpr int kCoalescedWarps = 8;  // warps (= outputs) per block
 
 __global__ void gemm_coalesced(const float* A, const float* W, float* C, int M, int N, int K) {
@@ -28,7 +30,10 @@ __global__ void gemm_coalesced(const float* A, const float* W, float* C, int M, 
     if (lane == 0) C[(size_t)m * N + n] = sum;
 }
 
+}  // namespace coalesced
+
 inline void launch_gemm_coalesced(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    using namespace coalesced;
     const long long outputs = (long long)M * N;
     gemm_coalesced<<<(unsigned)ceil_div(outputs, kCoalescedWarps), kCoalescedWarps * 32, 0, s>>>(A, W, C, M, N, K);
 }

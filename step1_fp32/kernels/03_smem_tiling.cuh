@@ -14,6 +14,8 @@
 #include "../../common/gpu.cuh"
 #include "../../common/launch.h"
 
+namespace smem_tiling {
+
 constexpr int kTile = 32;
 static_assert(kTile == 32, "03 maps one warp onto one tile row: the tile must be 32 wide");
 
@@ -35,9 +37,12 @@ __global__ void gemm_smem_tiling(const float* A, const float* W, float* C, int M
     if (m0 + ty < M && n0 + tx < N) C[(size_t)(m0 + ty) * N + n0 + tx] = sum;
 }
 
-inline std::string gemm_smem_tiling_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.M, kTile)); }
+}  // namespace smem_tiling
+
+inline std::string gemm_smem_tiling_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.M, smem_tiling::kTile)); }
 
 inline void launch_gemm_smem_tiling(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    using namespace smem_tiling;
     dim3 block(kTile, kTile);
     dim3 grid((unsigned)ceil_div(N, kTile), (unsigned)ceil_div(M, kTile));
     gemm_smem_tiling<<<grid, block, 0, s>>>(A, W, C, M, N, K);

@@ -15,6 +15,8 @@
 #include "tile_helpers.cuh"
 
 namespace blocktile_1d {
+
+using namespace tile_helpers;
 constexpr int BM = 64, BN = 64, BK = 8, TM = 8;
 constexpr int kThreads = BM * BN / TM;  // 512
 constexpr int kPad = 4;                 // keeps the transposing stores conflict-free

@@ -15,6 +15,8 @@
 #include "tile_helpers.cuh"
 
 namespace blocktile_2d {
+
+using namespace tile_helpers;
 constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
 constexpr int kThreads = (BM / TM) * (BN / TN);  // 256
 constexpr int kPad = 4;

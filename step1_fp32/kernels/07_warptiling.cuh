@@ -14,6 +14,10 @@
 #include "../../common/launch.h"
 #include "tile_helpers.cuh"
 
+namespace warptiling {
+
+using namespace tile_helpers;
+
 template <int BM_, int BN_, int BK_, int WARPS_M_, int WARPS_N_>
 struct WarpTileConfig {
     static constexpr int BM = BM_, BN = BN_, BK = BK_, WARPS_M = WARPS_M_, WARPS_N = WARPS_N_;
@@ -101,11 +105,14 @@ __global__ void __launch_bounds__(Cfg::kThreads) gemm_warptiling(const float* A,
     pos.store(C, M, N, m0, n0, acc);
 }
 
+}  // namespace warptiling
+
 template <class Cfg>
 inline std::string gemm_warptiling_why_not(const GemmCase& c, const Gpu&) { return float4_tile_reason(c, Cfg::BM); }
 
 template <class Cfg>
 inline void launch_gemm_warptiling(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    using namespace warptiling;
     dim3 grid((unsigned)ceil_div(N, Cfg::BN), (unsigned)ceil_div(M, Cfg::BM));
     gemm_warptiling<Cfg><<<grid, Cfg::kThreads, 0, s>>>(A, W, C, M, N, K);
 }

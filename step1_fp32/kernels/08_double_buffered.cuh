@@ -17,6 +17,10 @@
 #include "../../common/launch.h"
 #include "07_warptiling.cuh"  // the warp tile (WarpTileConfig, warp_tile_mma) this kernel double-buffers
 
+namespace double_buffered {
+
+using namespace warptiling;  // the warp tile this kernel double-buffers
+
 template <class Cfg>
 __global__ void __launch_bounds__(Cfg::kThreads) gemm_double_buffered(const float* A, const float* W, float* C,
                                                                         int M, int N, int K) {
@@ -51,11 +55,14 @@ __global__ void __launch_bounds__(Cfg::kThreads) gemm_double_buffered(const floa
     pos.store(C, M, N, m0, n0, acc);
 }
 
+}  // namespace double_buffered
+
 template <class Cfg>
 inline std::string gemm_double_buffered_why_not(const GemmCase& c, const Gpu&) { return float4_tile_reason(c, Cfg::BM); }
 
 template <class Cfg>
 inline void launch_gemm_double_buffered(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    using namespace double_buffered;
     dim3 grid((unsigned)ceil_div(N, Cfg::BN), (unsigned)ceil_div(M, Cfg::BM));
     gemm_double_buffered<Cfg><<<grid, Cfg::kThreads, 0, s>>>(A, W, C, M, N, K);
 }

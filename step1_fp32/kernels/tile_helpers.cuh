@@ -22,6 +22,8 @@ inline std::string gemv_float4_reason(const GemmCase& c) {
     return first_reason({c.M == 1 ? "" : "GEMV: needs M = 1", float4_k_reason(c.K)});
 }
 
+namespace tile_helpers {
+
 // Scalar tile load (04, 05): rows [row0, row0+ROWS) x k [k0, k0+BK) of X[nrows][K] into
 // S[BK][LD]; zeros where the tile sticks out of the matrix.
 template <int ROWS, int BK, int THREADS, int LD>
@@ -71,3 +73,5 @@ struct TileLoaderVec4 {
         }
     }
 };
+
+}  // namespace tile_helpers

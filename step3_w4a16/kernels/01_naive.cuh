@@ -16,6 +16,8 @@
 
 #include <string>
 
+namespace naive_w4a16 {
+
 constexpr int kNaiveThreads = 128;
 
 __global__ void __launch_bounds__(kNaiveThreads) w4a16_naive(W4A16Args p) {
@@ -36,9 +38,12 @@ __global__ void __launch_bounds__(kNaiveThreads) w4a16_naive(W4A16Args p) {
     p.c[(size_t)m * p.N + n] = acc;
 }
 
+}  // namespace naive_w4a16
+
 inline std::string w4a16_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a16_naive(const W4A16Args& p, cudaStream_t s) {
+    using namespace naive_w4a16;
     const dim3 grid((unsigned)ceil_div(p.N, kNaiveThreads), (unsigned)p.M);
     w4a16_naive<<<grid, kNaiveThreads, 0, s>>>(p);
 }

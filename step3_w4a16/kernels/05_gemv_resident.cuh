@@ -20,6 +20,8 @@
 #include "../../common/gpu.cuh"
 #include "03_gemv.cuh"
 
+namespace gemv_resident_w4a16 {
+
 template <class Format>  // GemvQ4_0, GemvG128 or GemvW8 (03)
 struct ResidentW4A16 {
     using Args = W4A16Args;
@@ -47,10 +49,15 @@ struct ResidentW4A16 {
 };
 
 constexpr int kResidentW4A16MaxTokens = 2;
+
+}  // namespace gemv_resident_w4a16
+
 inline std::string w4a16_gemv_resident_why_not(const GemmCase& c, const Gpu&) {
+    using namespace gemv_resident_w4a16;
     return gemv_resident_why_not(c.M, c.K, kResidentW4A16MaxTokens);
 }
 template <class Format>
 inline void launch_w4a16_gemv_resident(const W4A16Args& p, cudaStream_t s) {
+    using namespace gemv_resident_w4a16;
     launch_gemv_resident<ResidentW4A16<Format>, false, kResidentW4A16MaxTokens>(p, s);
 }

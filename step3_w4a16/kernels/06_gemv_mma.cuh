@@ -28,6 +28,8 @@
 #include "../w4a16_formats.h"
 #include "../w4a16_layout.cuh"
 
+namespace gemv_mma_w4a16 {
+
 static_assert(kMmaChunkK == gemv_mma::kChunkK && kMmaRows == gemv_mma::kTileRows, "04's layout is the skeleton's chunk and tile");
 static_assert(kGroupSize == 2 * kMmaChunkK, "a group is two chunks: a lane's scale index is its chunk / 2");
 static_assert(QK4_0 == 2 * kMmaK, "a Q4_0 block is two K-steps");
@@ -190,13 +192,17 @@ struct MmaQ4_0W4A16 {
     };
 };
 
+}  // namespace gemv_mma_w4a16
+
 inline std::string w4a16_gemv_mma_why_not(const GemmCase& c, const Gpu& gpu) {
+    using namespace gemv_mma_w4a16;
     return gemv_mma_why_not<MmaG128W4A16>(c.M, c.K, gpu.smem_per_block_optin);
 }
-inline void launch_w4a16_gemv_mma(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<MmaG128W4A16>(p, s); }
+inline void launch_w4a16_gemv_mma(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<gemv_mma_w4a16::MmaG128W4A16>(p, s); }
 
 inline std::string w4a16_gemv_mma_q4_0_why_not(const GemmCase& c, const Gpu& gpu) {
+    using namespace gemv_mma_w4a16;
     if (c.K % kMmaChunkK != 0) return "tensor-core GEMV: K must be a multiple of " + std::to_string(kMmaChunkK) + " (the repacked layout)";
     return gemv_mma_why_not<MmaQ4_0W4A16>(c.M, c.K, gpu.smem_per_block_optin);
 }
-inline void launch_w4a16_gemv_mma_q4_0(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<MmaQ4_0W4A16>(p, s); }
+inline void launch_w4a16_gemv_mma_q4_0(const W4A16Args& p, cudaStream_t s) { launch_gemv_mma<gemv_mma_w4a16::MmaQ4_0W4A16>(p, s); }

@@ -15,6 +15,8 @@
 #include "../../common/launch.h"
 #include "../w4a8_layout.cuh"
 
+namespace naive_w4a8 {
+
 constexpr int kNaiveThreads = 128;
 
 __global__ void __launch_bounds__(kNaiveThreads) w4a8_naive(W4A8Args p) {
@@ -36,9 +38,12 @@ __global__ void __launch_bounds__(kNaiveThreads) w4a8_naive(W4A8Args p) {
     p.c[(size_t)m * p.N + n] = acc;
 }
 
+}  // namespace naive_w4a8
+
 inline std::string w4a8_naive_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a8_naive(const W4A8Args& p, cudaStream_t s) {
+    using namespace naive_w4a8;
     const dim3 grid((unsigned)ceil_div(p.N, kNaiveThreads), (unsigned)p.M);
     w4a8_naive<<<grid, kNaiveThreads, 0, s>>>(p);
 }

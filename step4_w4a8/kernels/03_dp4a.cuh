@@ -16,6 +16,8 @@
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
 
+namespace dp4a {
+
 constexpr int kDp4aThreads = 128;
 
 __global__ void __launch_bounds__(kDp4aThreads) w4a8_dp4a(W4A8Args p) {
@@ -40,9 +42,12 @@ __global__ void __launch_bounds__(kDp4aThreads) w4a8_dp4a(W4A8Args p) {
     p.c[(size_t)m * p.N + n] = acc;
 }
 
+}  // namespace dp4a
+
 inline std::string w4a8_dp4a_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a8_dp4a(const W4A8Args& p, cudaStream_t s) {
+    using namespace dp4a;
     const dim3 grid((unsigned)ceil_div(p.N, kDp4aThreads), (unsigned)p.M);
     w4a8_dp4a<<<grid, kDp4aThreads, 0, s>>>(p);
 }

@@ -15,6 +15,8 @@
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
 
+namespace dp4a_loads16 {
+
 constexpr int kLoads16Threads = 128;
 
 __global__ void __launch_bounds__(kLoads16Threads) w4a8_dp4a_loads16(W4A8Args p) {
@@ -35,9 +37,12 @@ __global__ void __launch_bounds__(kLoads16Threads) w4a8_dp4a_loads16(W4A8Args p)
     p.c[(size_t)m * p.N + n] = acc;
 }
 
+}  // namespace dp4a_loads16
+
 inline std::string w4a8_dp4a_loads16_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', c.M); }
 
 inline void launch_w4a8_dp4a_loads16(const W4A8Args& p, cudaStream_t s) {
+    using namespace dp4a_loads16;
     const dim3 grid((unsigned)ceil_div(p.N, kLoads16Threads), (unsigned)p.M);
     w4a8_dp4a_loads16<<<grid, kLoads16Threads, 0, s>>>(p);
 }

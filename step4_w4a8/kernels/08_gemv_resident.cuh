@@ -24,6 +24,8 @@
 #include "../../common/q4_0_q8_1.h"
 #include "../w4a8_layout.cuh"
 
+namespace gemv_resident_w4a8 {
+
 struct ResidentQ4_0Q8_1 {
     using Args = W4A8Args;
     struct Weight {
@@ -56,9 +58,14 @@ struct ResidentQ4_0Q8_1 {
 };
 
 constexpr int kResidentMaxTokens = 8;
+
+}  // namespace gemv_resident_w4a8
+
 inline std::string w4a8_gemv_resident_why_not(const GemmCase& c, const Gpu&) {
+    using namespace gemv_resident_w4a8;
     return gemv_resident_why_not(c.M, c.K, kResidentMaxTokens);
 }
 inline void launch_w4a8_gemv_resident(const W4A8Args& p, cudaStream_t s) {
+    using namespace gemv_resident_w4a8;
     launch_gemv_resident<ResidentQ4_0Q8_1, true, kResidentMaxTokens>(p, s);
 }

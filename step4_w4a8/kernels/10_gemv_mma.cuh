@@ -27,6 +27,8 @@
 #include "../w4a8_layout.cuh"
 #include "../w4a8_mma_layout.h"
 
+namespace gemv_mma_w4a8 {
+
 static_assert(kMmaChunk8 == gemv_mma::kChunkK && kMmaRows8 == gemv_mma::kTileRows, "09's layout is the skeleton's chunk and tile");
 
 struct MmaQ4_0Q8_1 {
@@ -194,12 +196,16 @@ struct MmaQ4_0Q8_1Pairs {
     };
 };
 
+}  // namespace gemv_mma_w4a8
+
 inline std::string w4a8_gemv_mma_why_not(const GemmCase& c, const Gpu& gpu) {
+    using namespace gemv_mma_w4a8;
     if (c.K % kMmaChunk8 != 0) return "needs K to be a multiple of " + std::to_string(kMmaChunk8);
     return c.M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(c.M, c.K, gpu.smem_per_block_optin)
                                                 : gemv_mma_why_not<MmaQ4_0Q8_1>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
+    using namespace gemv_mma_w4a8;
     with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {
         constexpr int kTokens = decltype(tokens)::value;
         if constexpr (kTokens <= MmaQ4_0Q8_1Pairs::kPairTokens) launch_gemv_mma_tokens<MmaQ4_0Q8_1Pairs, kTokens>(p, s);

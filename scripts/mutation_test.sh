@@ -115,6 +115,8 @@ sass_tile_renamed|scripts/sass_mix.txt|s/w4a8_mma_int8<mma_int8::Large>/w4a8_mma
 contender_misspelt|step5_llama_compare/speed_level.h|s/"gemv_resident", "gemv_mma"/"gemv_resident", "gemv_mm"/|step5_llama_compare|^kernel_names_exist$|cpu
 step3_demo_no_outliers|step3_w4a16/format_comparison.h|s/\*= kOutlierFactor;/*= 1.0f;/|test_w4a16_cpu|^step3_cpu|cpu
 step3_demo_half_trick_base|step3_w4a16/format_comparison.h|s/\(uint16_t\)\(0x6400 \x7c q\)/(uint16_t)(0x6000 \x7c q)/|test_w4a16_cpu|^step3_cpu|cpu
+auto_arch_specific_off|CMakeLists.txt|s/set\(a "\$\{a\}a"\)/set(a "\$\{a\}")/|test_common|^build_architecture_selection$|cpu
+arch_older_than_toolkit|CMakeLists.txt|s/if\(number LESS oldest_arch\)/if(number LESS 0)/|test_common|^build_architecture_selection$|cpu
 TABLE
 )
 

@@ -40,10 +40,11 @@ fallback=75
 "$nvcc" --version | grep -q "release 1[0-2]\." && fallback=61
 
 fake_smi "9.0"
-configure detect 90                      # the visible GPU ...
-configure detect 90                      # ... and again on the next configure (was: 75)
+configure detect 90a                     # the visible GPU, as its architecture-specific target (wgmma) ...
+configure detect 90a                     # ... and again on the next configure (was: 75)
 configure detect 80 -DCUDA_ARCH=sm_80    # what make CUDA_ARCH=sm_80 passes
-configure detect 90 -DCUDA_ARCH=         # a plain make afterwards: the visible GPU again
+configure detect 90a -DCUDA_ARCH=        # a plain make afterwards: the visible GPU again
+configure detect 90 -DCUDA_ARCH=sm_90    # plain sm_90 when asked for
 configure detect 90a -DCUDA_ARCH=sm_90a  # the architecture-specific target for wgmma
 configure detect "75;90" "-DCUDA_ARCH=75,sm_90"
 
@@ -54,7 +55,9 @@ fake_smi fail
 configure nogpu $fallback                # no GPU: the fallback ...
 configure nogpu $fallback                # ... every time
 fake_smi "9.0"
-configure nogpu 90                       # a GPU appears: the fallback was not taken as a choice
+configure nogpu 90a                      # a GPU appears: the fallback was not taken as a choice
+fake_smi "8.6"
+configure ampere 86                      # no architecture-specific target for sm_86
 
 refused() {  # refused CUDA_ARCH MESSAGE: the configure stops, saying MESSAGE
   if PATH="$work/bin:$PATH" "$cmake" -S "$src" -B "$work/bad" -DCMAKE_CUDA_COMPILER="$nvcc" -DCUDA_ARCH="$1" >"$work/bad.log" 2>&1; then

@@ -117,6 +117,8 @@ step3_demo_no_outliers|step3_w4a16/format_comparison.h|s/\*= kOutlierFactor;/*= 
 step3_demo_half_trick_base|step3_w4a16/format_comparison.h|s/\(uint16_t\)\(0x6400 \x7c q\)/(uint16_t)(0x6000 \x7c q)/|test_w4a16_cpu|^step3_cpu|cpu
 auto_arch_specific_off|CMakeLists.txt|s/set\(a "\$\{a\}a"\)/set(a "\$\{a\}")/|test_common|^build_architecture_selection$|cpu
 arch_older_than_toolkit|CMakeLists.txt|s/if\(number LESS oldest_arch\)/if(number LESS 0)/|test_common|^build_architecture_selection$|cpu
+act_first_row_modulo|step4_w4a8/kernels/09_mma_int8.cuh|s/return thread \/ kPiecesPerRow; \}/return thread % kPiecesPerRow; }/|test_w4a8_cpu|^step4_cpu|cpu
+fragment_figure_drift|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j \& 1) + h};/|fragment_layouts|^fragment_figures_match_code$|cpu
 TABLE
 )
 

@@ -236,17 +236,19 @@ static void test_compensation_demo() {
     EXPECT(e.max_gap_over_rms > 0 && e.max_gap_over_rms < 1e-2);
 }
 
-// 09's large tile copies its activation rows with ActRowStream: thread t reads rows first_row(t)
-// + j·kRowStep of the tile, clamped to its last real one. For every M whose last token tile holds
-// 1 .. kBM tokens (every ragged class, two tiles in), no piece reads a row at or past M, and every
-// real row of the tile is read where it belongs.
+// 09's large tile copies its activation rows with ActRowStream: thread t reads 16-byte piece
+// t % kPiecesPerRow of rows first_row(t) + j·kRowStep of the tile, clamped to its last real one.
+// For every M whose last token tile holds 1 .. kBM tokens (every ragged class, two tiles in), no
+// piece reads a row at or past M, every piece lands where it belongs, and every piece of every
+// real row of the tile is copied by exactly one thread.
 static void test_act_row_stream_rows() {
     using C = mma_int8::Large;
     using S = mma_int8::ActRowStream<C>;
     static_assert(S::kApplies, "the large tile copies its activations row by row");
-    size_t past_m = 0, misplaced = 0;
+    size_t past_m = 0, misplaced = 0, not_once = 0;
     for (int M = 2 * C::kBM + 1; M <= 3 * C::kBM; ++M) {
         const int m0 = 2 * C::kBM;  // the last, ragged tile
+        std::vector<int> copies(C::kBM * S::kPiecesPerRow, 0);  // [row in tile][piece]
         for (int t = 0; t < C::kThreads; ++t) {
             const int r0 = S::first_row(t), last = S::last_piece(M, m0, r0);
             for (int j = 0; j < S::kPerThread; ++j) {
@@ -254,11 +256,15 @@ static void test_act_row_stream_rows() {
                 const int wanted = m0 + r0 + j * S::kRowStep;                                 // where it lands
                 past_m += row >= M;
                 misplaced += wanted < M && row != wanted;
+                if (wanted < M && wanted - m0 < C::kBM) ++copies[(wanted - m0) * S::kPiecesPerRow + t % S::kPiecesPerRow];
             }
         }
+        for (int r = 0; r < M - m0; ++r)
+            for (int piece = 0; piece < S::kPiecesPerRow; ++piece) not_once += copies[r * S::kPiecesPerRow + piece] != 1;
     }
     EXPECT(past_m == 0);
     EXPECT(misplaced == 0);
+    EXPECT(not_once == 0);
 }
 
 // The kernel tolerance is tight (check.h, kSumOrderTolerance): a fine mistake just above FP32

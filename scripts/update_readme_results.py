@@ -4,7 +4,8 @@
 usage: scripts/update_readme_results.py LOG_DIR
 
 LOG_DIR is what scripts/build_and_test.sh wrote (LOG_DIR=... scripts/build_and_test.sh): one
-<step>.log per step and run_info.txt (GPU, CUDA version, architecture, date). In every README.md
+<step>.log per step and run_info.txt (GPU, CUDA version, architecture, date). In every Markdown
+file of the lessons (a step's README.md, or a chapter beside it such as step4_w4a8/TENSOR_CORES.md)
 that holds
 
     <!-- results:step1_fp32 -->
@@ -70,7 +71,7 @@ def main() -> int:
     info = (logs_dir / "run_info.txt").read_text().strip()
     root = pathlib.Path(__file__).resolve().parent.parent
     pattern = re.compile(r"(<!-- results:([\w-]+) -->\n).*?(<!-- /results -->)", re.S)
-    readmes = [p for p in sorted(root.glob("**/README.md")) if not ignored_tree(p.relative_to(root))]
+    readmes = [p for p in sorted(root.glob("**/*.md")) if not ignored_tree(p.relative_to(root))]
     wanted = {m.group(2) for p in readmes for m in pattern.finditer(p.read_text())}
     logs = {}
     for step in sorted(wanted):

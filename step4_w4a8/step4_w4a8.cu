@@ -508,7 +508,7 @@ bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
 int main(int argc, char** argv) {
     ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
                      "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {},
-                     {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16, 128, 512 (README.md, the last chapter)"}}};
+                     {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16, 128, 512 (TENSOR_CORES.md)"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     info.kernels.push_back(kQuantizerAlone);
     info.kernels.push_back(kCublasSgemm);

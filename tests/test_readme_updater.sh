@@ -16,10 +16,10 @@ refuse() {  # description, run_info line, the line planted in step1's log
   echo "$2" >"$work/$1/run_info.txt"
   for step in step1_fp32 step2_quant; do printf '%s\n' "$good_log" >"$work/$1/$step.log"; done
   printf '%s\n' "$3" >>"$work/$1/step1_fp32.log"
-  before=$(cat "$src"/*/README.md | md5sum)
+  before=$(cat "$src"/*/*.md | md5sum)
   if python3 "$src/scripts/update_readme_results.py" "$work/$1" >"$work/$1/out" 2>&1; then
     echo "FAIL: $1 was accepted"; failures=$((failures + 1))
-  elif [ "$(cat "$src"/*/README.md | md5sum)" != "$before" ]; then
+  elif [ "$(cat "$src"/*/*.md | md5sum)" != "$before" ]; then
     echo "FAIL: $1 was refused but a README changed"; failures=$((failures + 1))
   else
     echo "ok: $1 refused: $(tail -n 1 "$work/$1/out")"
@@ -37,6 +37,8 @@ mkdir -p "$work/tree/scripts" "$work/tree/stepx" "$work/ok"
 cp "$src/scripts/update_readme_results.py" "$work/tree/scripts/"
 printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n<!-- results:profile--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n' \
   >"$work/tree/stepx/README.md"
+# A chapter beside a README (step4_w4a8/TENSOR_CORES.md) has its blocks filled too.
+printf '# a chapter\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n' >"$work/tree/stepx/CHAPTER.md"
 # A copy of the sources in an ignored build tree (build-*/) keeps its README as it is.
 mkdir -p "$work/tree/build-copy/stepx"
 printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n' >"$work/tree/build-copy/stepx/README.md"
@@ -47,8 +49,9 @@ if python3 "$work/tree/scripts/update_readme_results.py" "$work/ok" >/dev/null 2
    grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/README.md" &&
    grep -q 'Printed by `scripts/profile.sh`' "$work/tree/stepx/README.md" &&
    grep -q 'gpu__time_duration' "$work/tree/stepx/README.md" && ! grep -q '^old$' "$work/tree/stepx/README.md" &&
+   grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/CHAPTER.md" &&
    grep -q '^old$' "$work/tree/build-copy/stepx/README.md"; then
-  echo "ok: a passing run fills its blocks, profile blocks included, and leaves build trees alone"
+  echo "ok: a passing run fills its blocks, in chapters and profile blocks too, and leaves build trees alone"
 else
   echo "FAIL: the blocks were not filled as expected"; cat "$work/tree/stepx/README.md"; failures=$((failures + 1))
 fi

@@ -17,7 +17,7 @@
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
 // reference (the exact dequantized dot), not the compensated one.
 // Limit: about 16 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
-// one per clock: at M=512 the kernel is issue-bound, the tensor pipe ~20% busy (README.md).
+// one per clock: at M=512 the kernel is issue-bound, the tensor pipe ~20% busy (TENSOR_CORES.md).
 #pragma once
 
 #include "../../common/async_copy.cuh"
@@ -67,7 +67,7 @@ struct Config {
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
 };
 
-// The tile shapes, chosen by timing candidates on the H200 (README.md, "Choosing the tiles"): the
+// The tile shapes, chosen by timing candidates on the H200 (TENSOR_CORES.md, "Choosing the tiles"): the
 // fewer the tokens, the narrower the tile and the more warps split K, so that enough CTAs stream
 // the weights.
 // Each is a type of its own, not an alias of its Config, so that its kernel is named after it
@@ -75,7 +75,7 @@ struct Config {
 struct Decode : Config<1, 1, 8, 1, 1, 4> {};       // M <= 8:   16 rows x   8 tokens, K split 8 ways
 struct Tokens16 : Config<1, 1, 8, 1, 2, 3, 2> {};  // M <= 16:  16 rows x  16 tokens, K split 8 ways
 struct Tokens64 : Config<1, 2, 2, 2, 4, 4, 3> {};  // M <= 128: 32 rows x  64 tokens, K split 2 ways
-struct Large : Config<4, 1, 1, 2, 8, 3, 2> {};     // larger:  128 rows x  64 tokens, 3 stages (README.md, "Turning the tile")
+struct Large : Config<4, 1, 1, 2, 8, 3, 2> {};     // larger:  128 rows x  64 tokens, 3 stages (TENSOR_CORES.md, "Turning the tile")
 
 template <class C>
 __device__ __forceinline__ int act_offset(int row, int piece) {

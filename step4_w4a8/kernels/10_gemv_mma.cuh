@@ -14,7 +14,7 @@
 // through shared memory: the instruction count no longer grows with M.
 // Limit: the mma and its epilogue cost the same at M = 1 as at M = 8 (08 is faster at M = 1);
 // with one CTA of 16 warps per SM (registers) the schedulers issue on about half the cycles,
-// waiting on loads and on each warp's chain of mma, convert and FMA (README.md, rung 10's
+// waiting on loads and on each warp's chain of mma, convert and FMA (TENSOR_CORES.md, rung 10's
 // profile). The activations of a slice must fit in shared memory (K = 16384 at M = 8 takes
 // 162 KB); K a multiple of 64 (the repacked layout).
 #pragma once

@@ -9,7 +9,7 @@
 // (contiguous per row tile) as bulk copies. A "full" mbarrier per stage counts the bytes in;
 // every thread arrives on an "empty" mbarrier when it has read the stage, and the copying thread
 // waits on that before it overwrites it. The math, compute_stage, is 09's, unchanged.
-// Limit: on the H200 it is slower than 09 (README.md, "The copy engine"), though its math warps
+// Limit: on the H200 it is slower than 09 (TENSOR_CORES.md, "The copy engine"), though its math warps
 // issue fewer instructions per stage: the copying thread lives in a math warp, so each stage
 // that warp also waits for the slowest warp to release a buffer and then issues the copies, and
 // the whole CTA waits for that warp. A copy warp of its own needs registers this tile does not have.
@@ -23,7 +23,7 @@
 namespace mma_int8_tma {
 
 // 64 rows x 128 tokens, 4 warps, 4 stages: the large tile 09 had before it turned to 128 x 64
-// (README.md, "Turning the tile"), the one this rung was built and measured on.
+// (TENSOR_CORES.md, "Turning the tile"), the one this rung was built and measured on.
 using C = mma_int8::Config<2, 2, 1, 2, 8, 4, 2>;
 static_assert(C::kWarpsK == 1, "one warp per tile of outputs: no split-K reduction");
 static_assert(C::kBK == 128, "a stage's activation rows are one 128-byte swizzle span");

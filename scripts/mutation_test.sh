@@ -120,6 +120,7 @@ arch_older_than_toolkit|CMakeLists.txt|s/if\(number LESS oldest_arch\)/if(number
 act_first_row_modulo|step4_w4a8/kernels/09_mma_int8.cuh|s/return thread \/ kPiecesPerRow; \}/return thread % kPiecesPerRow; }/|test_w4a8_cpu|^step4_cpu|cpu
 fragment_figure_drift|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j \& 1) + h};/|fragment_layouts|^fragment_figures_match_code$|cpu
 chapters_left_stale|scripts/update_readme_results.py|s/root.glob\("\*\*\/\*.md"\)/root.glob("**\/README.md")/|test_common|^readme_updater_refuses_bad_logs$|cpu
+snippet_stale|common/q4_0_q8_1.h|s/-mul_rn\(8.0f, s\)/mul_rn(8.0f, s)/|test_common|^readme_snippets_current$|cpu
 TABLE
 )
 

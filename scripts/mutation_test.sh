@@ -121,6 +121,10 @@ act_first_row_modulo|step4_w4a8/kernels/09_mma_int8.cuh|s/return thread \/ kPiec
 fragment_figure_drift|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j \& 1) + h};/|fragment_layouts|^fragment_figures_match_code$|cpu
 chapters_left_stale|scripts/update_readme_results.py|s/root.glob\("\*\*\/\*.md"\)/root.glob("**\/README.md")/|test_common|^readme_updater_refuses_bad_logs$|cpu
 snippet_stale|common/q4_0_q8_1.h|s/-mul_rn\(8.0f, s\)/mul_rn(8.0f, s)/|test_common|^readme_snippets_current$|cpu
+q4_k_scale_min_high_bits_swapped|common/ggml_kquants.h|s/scale = \(packed\[j \+ 4\] & 0xF\) \x7c \(\(packed\[j - 4\] >> 6\) << 4\);\n(\s+)min = \(packed\[j \+ 4\] >> 4\) \x7c \(\(packed\[j\] >> 6\) << 4\);/scale = (packed[j + 4] \& 0xF) \x7c ((packed[j] >> 6) << 4);\n$1min = (packed[j + 4] >> 4) \x7c ((packed[j - 4] >> 6) << 4);/|test_kquants|^test_kquants$|cpu
+q4_k_min_sign|common/ggml_kquants.h|s/\(q\[l\] >> 4\)\) - min;/(q[l] >> 4)) + min;/|test_kquants|^test_kquants$|cpu
+q4_k_next_subblock_scale|common/ggml_kquants.h|s/kquants::q4_k_scale_min\(j, x\[b\].scales, sc, m\);/kquants::q4_k_scale_min((j + 1) % 8, x[b].scales, sc, m);/|test_kquants|^test_kquants$|cpu
+q6_k_last_superblock_dropped|common/ggml_kquants.h|s/int8_t codes\[QK_K\];\n/int8_t codes[QK_K];\n        if (b == k \/ QK_K - 1) break;\n/|test_kquants|^test_kquants$|cpu
 TABLE
 )
 

@@ -15,6 +15,7 @@
 //                  Q8_0 on normal data); the bytes an FMA changes; GB/s of the GPU quantizers
 //                  against the HBM roofline.
 #include "../common/common.cuh"
+#include "../common/ggml_kquants.h"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_tensor.h"
 #include "../common/ggml_quants_gpu.cuh"
@@ -118,6 +119,17 @@ std::vector<Distribution> error_study_data(uint64_t seed, int64_t n) {
     return d;
 }
 
+// A K-quant format's round trip (common/ggml_kquants.h): x to super-blocks of 256 and back.
+template <class Block>
+std::vector<float> kquant_round_trip(const std::vector<float>& x, void (*quantize)(const float*, Block*, int64_t),
+                                     void (*dequantize)(const Block*, float*, int64_t)) {
+    std::vector<Block> blocks(x.size() / QK_K);
+    quantize(x.data(), blocks.data(), (int64_t)x.size());
+    std::vector<float> y(x.size());
+    dequantize(blocks.data(), y.data(), (int64_t)x.size());
+    return y;
+}
+
 void print_error_study(uint64_t seed) {
     constexpr int64_t kValues = 256 * 4096;
     const std::vector<Distribution> dists = error_study_data(seed, kValues);
@@ -131,7 +143,25 @@ void print_error_study(uint64_t seed) {
             std::printf("  %14.3e", nmse(dequantize_cpu(quantize_cpu(d.data.data(), kValues, f)), d.data));
         std::printf("\n");
     }
-    std::printf("  (%lld values each; NMSE = sum (x - deq(q(x)))^2 / sum x^2; Q8_1 holds Q8_0's values plus s)\n",
+    // The K-quants that llama.cpp's Q4_K_M files hold: super-blocks of 256 with scales of scales.
+    struct KQuant {
+        const char* name;
+        double bits;
+        std::vector<float> (*round_trip)(const std::vector<float>&);
+    };
+    const KQuant kquants[] = {
+        {"q4_k", sizeof(block_q4_K) * 8.0 / QK_K,
+         [](const std::vector<float>& x) { return kquant_round_trip<block_q4_K>(x, quantize_row_q4_K_ref, dequantize_row_q4_K); }},
+        {"q6_k", sizeof(block_q6_K) * 8.0 / QK_K,
+         [](const std::vector<float>& x) { return kquant_round_trip<block_q6_K>(x, quantize_row_q6_K_ref, dequantize_row_q6_K); }},
+    };
+    for (const KQuant& k : kquants) {
+        std::printf("  %-6s %10.2f %9.2fx %9.2fx", k.name, k.bits, 32.0 / k.bits, 16.0 / k.bits);
+        for (const auto& d : dists) std::printf("  %14.3e", nmse(k.round_trip(d.data), d.data));
+        std::printf("\n");
+    }
+    std::printf("  (%lld values each; NMSE = sum (x - deq(q(x)))^2 / sum x^2; Q8_1 holds Q8_0's values plus s;\n"
+                "   q4_k and q6_k: super-blocks of 256, common/ggml_kquants.h, \"K-quants\" in README.md)\n",
                 (long long)kValues);
 }
 

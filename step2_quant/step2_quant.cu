@@ -21,6 +21,7 @@
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/quantize_on_gpu.cuh"
 #include "../common/golden.h"
+#include "../common/golden_kquants.h"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
 #include "exercises/ex1_q8_0_warp.cuh"
@@ -324,7 +325,33 @@ QuantFormat parse_format(const std::string& s) {
     if (s == "q4_0") return QuantFormat::Q4_0;
     if (s == "q8_0") return QuantFormat::Q8_0;
     if (s == "q8_1") return QuantFormat::Q8_1;
-    usage_error("unknown format '%s': use q4_0, q8_0 or q8_1", s.c_str());
+    usage_error("unknown format '%s': use q4_0, q8_0, q8_1, q4_k or q6_k", s.c_str());
+}
+
+// The K-quants go their own way through the file tool: blocks of 256 values (ggml_kquants.h).
+struct KQuantFile {
+    size_t block_bytes;
+    std::vector<uint8_t> (*quantize)(const std::vector<float>&);
+    std::vector<float> (*dequantize)(const std::vector<uint8_t>&);
+};
+template <class Block, void (*QUANTIZE)(const float*, Block*, int64_t), void (*DEQUANTIZE)(const Block*, float*, int64_t)>
+KQuantFile kquant_file() {
+    return {sizeof(Block),
+            [](const std::vector<float>& x) {
+                std::vector<uint8_t> bytes(x.size() / QK_K * sizeof(Block));
+                QUANTIZE(x.data(), reinterpret_cast<Block*>(bytes.data()), (int64_t)x.size());
+                return bytes;
+            },
+            [](const std::vector<uint8_t>& bytes) {
+                std::vector<float> y(bytes.size() / sizeof(Block) * QK_K);
+                DEQUANTIZE(reinterpret_cast<const Block*>(bytes.data()), y.data(), (int64_t)y.size());
+                return y;
+            }};
+}
+const KQuantFile* kquant_format(const std::string& s) {
+    static const KQuantFile q4_k = kquant_file<block_q4_K, quantize_row_q4_K_ref, dequantize_row_q4_K>(),
+                            q6_k = kquant_file<block_q6_K, quantize_row_q6_K_ref, dequantize_row_q6_K>();
+    return s == "q4_k" ? &q4_k : s == "q6_k" ? &q6_k : nullptr;
 }
 
 Q81Sum parse_sum_mode(const Options& opt) {
@@ -341,20 +368,32 @@ const std::string& required_path(const Options& opt, const char* flag) {
 }
 
 int run_quantize_file(const Options& opt) {
-    const QuantFormat f = parse_format(*opt.extra_value("quantize"));
-    if (opt.has("q8_1-s") && f != QuantFormat::Q8_1) usage_error("--q8_1-s goes with --quantize q8_1 only");
+    const std::string& format = *opt.extra_value("quantize");
+    const KQuantFile* kquant = kquant_format(format);
+    const QuantFormat f = kquant ? QuantFormat::Q4_0 : parse_format(format);  // f is not used for a K-quant
+    if (opt.has("q8_1-s") && (kquant || f != QuantFormat::Q8_1)) usage_error("--q8_1-s goes with --quantize q8_1 only");
     const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
     std::vector<uint8_t> raw;
     if (!read_file(in, raw)) usage_error("cannot read '%s'", in.c_str());
     if (raw.size() % 4 != 0) usage_error("'%s' has %zu bytes: not a whole number of float32 values", in.c_str(), raw.size());
     const std::vector<float> x = bytes_as<float>(raw);
-    if (x.empty() || x.size() % 32 != 0)
-        usage_error("'%s' holds %zu values: ggml blocks need a multiple of 32 (pad the rows)", in.c_str(), x.size());
+    const size_t block_values = kquant ? QK_K : 32;
+    if (x.empty() || x.size() % block_values != 0)
+        usage_error("'%s' holds %zu values: %s blocks need a multiple of %zu (pad the rows)", in.c_str(), x.size(), format.c_str(),
+                    block_values);
     for (size_t i = 0; i < x.size(); ++i)
         if (!std::isfinite(x[i]))
             usage_error("value %zu of '%s' is %s: ggml's reference quantizers have no defined result for it "
                         "(float-to-int of NaN/inf is undefined in C), so this tool refuses",
                         i, in.c_str(), std::isnan(x[i]) ? "NaN" : "infinite");
+    if (kquant) {
+        const std::vector<uint8_t> bytes = kquant->quantize(x);
+        if (!write_file(out, bytes.data(), bytes.size())) usage_error("cannot write '%s'", out.c_str());
+        std::printf("quantized %zu values into %zu %s super-blocks (%zu bytes, %.4f bits/value); NMSE of the round trip %.3e\n",
+                    x.size(), x.size() / QK_K, format.c_str(), bytes.size(), kquant->block_bytes * 8.0 / QK_K,
+                    nmse(kquant->dequantize(bytes), x));
+        return EXIT_ALL_PASSED;
+    }
     const QuantizedTensor q = quantize_cpu(x.data(), (int64_t)x.size(), f, parse_sum_mode(opt));
     if (!write_file(out, q.bytes.data(), q.bytes.size())) usage_error("cannot write '%s'", out.c_str());
     std::printf("quantized %zu values into %zu %s blocks (%zu bytes, %.2f bits/value); NMSE of the round trip %.3e\n",
@@ -363,8 +402,25 @@ int run_quantize_file(const Options& opt) {
 }
 
 int run_dequantize_file(const Options& opt) {
-    const QuantFormat f = parse_format(*opt.extra_value("dequantize"));
+    const std::string& format = *opt.extra_value("dequantize");
     const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
+    if (const KQuantFile* kquant = kquant_format(format)) {
+        std::vector<uint8_t> bytes;
+        if (!read_file(in, bytes)) usage_error("cannot read '%s'", in.c_str());
+        if (bytes.empty() || bytes.size() % kquant->block_bytes != 0)
+            usage_error("'%s' has %zu bytes: not a whole number of %zu-byte %s blocks (truncated?)", in.c_str(), bytes.size(),
+                        kquant->block_bytes, format.c_str());
+        const std::vector<float> y = kquant->dequantize(bytes);
+        for (size_t i = 0; i < y.size(); ++i)
+            if (!std::isfinite(y[i]))
+                usage_error("value %zu of '%s' dequantizes to %s (a scale out of range), so this tool refuses", i, in.c_str(),
+                            std::isnan(y[i]) ? "NaN" : "inf");
+        if (!write_file(out, y.data(), y.size() * sizeof(float))) usage_error("cannot write '%s'", out.c_str());
+        std::printf("dequantized %zu %s super-blocks into %zu float32 values\n", bytes.size() / kquant->block_bytes, format.c_str(),
+                    y.size());
+        return EXIT_ALL_PASSED;
+    }
+    const QuantFormat f = parse_format(format);
     QuantizedTensor q{f, {}};
     if (!read_file(in, q.bytes)) usage_error("cannot read '%s'", in.c_str());
     if (q.bytes.empty() || q.bytes.size() % block_bytes(f) != 0)
@@ -392,7 +448,7 @@ int main(int argc, char** argv) try {
     info.uses_m = false;
     for (const auto& q : kQuantizers) info.kernels.push_back(q.info);
     info.extra_flags = {
-        {"quantize", true, "q4_0, q8_0 or q8_1: quantize the float32 file --in into --out, then exit", "FORMAT"},
+        {"quantize", true, "q4_0, q8_0, q8_1, q4_k or q6_k: quantize the float32 file --in into --out, then exit", "FORMAT"},
         {"dequantize", true, "dequantize the block file --in (FORMAT as above) into float32 --out, then exit", "FORMAT"},
         {"in", true, "input file for --quantize / --dequantize", "FILE"},
         {"out", true, "output file for --quantize / --dequantize", "FILE"},
@@ -415,7 +471,12 @@ int main(int argc, char** argv) try {
     if (opt.has("q8_1-s")) usage_error("--q8_1-s goes with --quantize q8_1");
     if (opt.has("golden")) {
         reject_flags_except(opt, {"golden"}, "--golden");
-        const std::vector<GoldenCase> cases = load_golden_cases(*opt.extra_value("golden"));
+        const std::string& root = *opt.extra_value("golden");
+        if (!kquant_case_dirs(root).empty()) {  // K-quant cases (common/golden_kquants/)
+            std::printf("== K-quant golden vectors at %s: Q4_K and Q6_K against them ==\n", root.c_str());
+            return check_kquant_golden(root) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
+        }
+        const std::vector<GoldenCase> cases = load_golden_cases(root);
         std::printf("== golden vectors at %s: the CPU reference against them ==\n", opt.extra_value("golden")->c_str());
         return check_golden_cpu(cases) ? EXIT_ALL_PASSED : EXIT_CHECK_FAILED;
     }

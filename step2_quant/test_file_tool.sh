@@ -24,6 +24,17 @@ for case in normal_s1 q4_rounding_ties zero_blocks nibble_order; do
   done
 done
 
+# The K-quants (ggml's blocks of 256, common/golden_kquants/): bytes and floats as ggml wrote them.
+kgolden=$golden/../golden_kquants
+for case in normal saturating_scale zero_and_constant; do
+  for fmt in q4_k q6_k; do
+    "$bin" --quantize $fmt --in "$kgolden/$case/x.f32" --out "$work/q.bin" >/dev/null &&
+      cmp -s "$work/q.bin" "$kgolden/$case/$fmt.bin" && pass "quantize $fmt $case" || fail "quantize $fmt $case"
+    "$bin" --dequantize $fmt --in "$kgolden/$case/$fmt.bin" --out "$work/y.f32" >/dev/null &&
+      cmp -s "$work/y.f32" "$kgolden/$case/deq_$fmt.f32" && pass "dequantize $fmt $case" || fail "dequantize $fmt $case"
+  done
+done
+
 expect_usage_error() {  # description, then the command
   local what=$1
   shift
@@ -37,6 +48,12 @@ head -c 130 "$golden/normal_s1/x.f32" >"$work/ragged.f32"
 expect_usage_error "partial float" "$bin" --quantize q8_0 --in "$work/ragged.f32" --out "$work/q.bin"
 { head -c 64 "$golden/normal_s1/x.f32"; printf '\x00\x00\xc0\x7f'; head -c 60 "$golden/normal_s1/x.f32"; } >"$work/nan.f32"
 expect_usage_error "NaN input" "$bin" --quantize q4_0 --in "$work/nan.f32" --out "$work/q.bin"
+head -c 2048 "$golden/normal_s1/x.f32" >"$work/512values.f32"
+head -c 1152 "$golden/normal_s1/x.f32" >"$work/288values.f32"
+expect_usage_error "288 values for q4_k (super-blocks of 256)" "$bin" --quantize q4_k --in "$work/288values.f32" --out "$work/q.bin"
+expect_usage_error "--q8_1-s with q6_k" "$bin" --quantize q6_k --q8_1-s sum_x --in "$work/512values.f32" --out "$work/q.bin"
+head -c 200 "$kgolden/normal/q4_k.bin" >"$work/truncated_k.bin"
+expect_usage_error "truncated q4_k blocks" "$bin" --dequantize q4_k --in "$work/truncated_k.bin" --out "$work/y.f32"
 head -c 100 "$golden/normal_s1/q4_0.bin" >"$work/truncated.bin"
 expect_usage_error "truncated blocks" "$bin" --dequantize q4_0 --in "$work/truncated.bin" --out "$work/y.f32"
 { printf '\x00\x7e'; head -c 18 "$golden/normal_s1/q4_0.bin" | tail -c 16; } >"$work/nan_scale.bin"  # d = fp16 NaN

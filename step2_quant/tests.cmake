@@ -2,6 +2,8 @@
 # CPU: every golden case byte-exact, and the file tool end to end (no GPU needed).
 add_test(NAME step2_golden_cpu COMMAND step2_quant --golden ${CMAKE_SOURCE_DIR}/common/golden)
 set_tests_properties(step2_golden_cpu PROPERTIES LABELS cpu TIMEOUT 300)
+add_test(NAME step2_golden_kquants_cpu COMMAND step2_quant --golden ${CMAKE_SOURCE_DIR}/common/golden_kquants)
+set_tests_properties(step2_golden_kquants_cpu PROPERTIES LABELS cpu TIMEOUT 300)
 add_test(NAME step2_file_tool COMMAND bash ${CMAKE_SOURCE_DIR}/step2_quant/test_file_tool.sh $<TARGET_FILE:step2_quant>
                                       ${CMAKE_SOURCE_DIR}/common/golden)
 set_tests_properties(step2_file_tool PROPERTIES LABELS cpu TIMEOUT 300)

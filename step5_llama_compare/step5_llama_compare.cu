@@ -20,6 +20,7 @@
 #include "../common/quantize_on_gpu.cuh"
 #include "../common/ggml_quants_tensor.h"
 #include "../common/golden.h"
+#include "../common/golden_kquants.h"
 #include "../common/q4_0_q8_1.h"
 #include "../step4_w4a8/kernels/01_naive.cuh"
 #include "exercises/ex1_dequant_q8_0.h"
@@ -68,6 +69,16 @@ bool check_layout() {
         {"block_q8_1", "d", offsetof(block_q8_1, d), sizeof(ggml_half), 0, 2},
         {"block_q8_1", "s", offsetof(block_q8_1, s), sizeof(ggml_half), 2, 2},
         {"block_q8_1", "qs[32]", offsetof(block_q8_1, qs), sizeof(block_q8_1::qs), 4, 32},
+        {"block_q4_K", "(whole)", 0, sizeof(block_q4_K), 0, 144},
+        {"block_q4_K", "d", offsetof(block_q4_K, d), sizeof(ggml_half), 0, 2},
+        {"block_q4_K", "dmin", offsetof(block_q4_K, dmin), sizeof(ggml_half), 2, 2},
+        {"block_q4_K", "scales", offsetof(block_q4_K, scales), sizeof(block_q4_K::scales), 4, 12},
+        {"block_q4_K", "qs[128]", offsetof(block_q4_K, qs), sizeof(block_q4_K::qs), 16, 128},
+        {"block_q6_K", "(whole)", 0, sizeof(block_q6_K), 0, 210},
+        {"block_q6_K", "ql[128]", offsetof(block_q6_K, ql), sizeof(block_q6_K::ql), 0, 128},
+        {"block_q6_K", "qh[64]", offsetof(block_q6_K, qh), sizeof(block_q6_K::qh), 128, 64},
+        {"block_q6_K", "scales", offsetof(block_q6_K, scales), sizeof(block_q6_K::scales), 192, 16},
+        {"block_q6_K", "d", offsetof(block_q6_K, d), sizeof(ggml_half), 208, 2},
     };
     bool ok = true;
     std::printf("  %-11s %-8s %18s %18s\n", "type", "field", "ours (offset+size)", "ggml (offset+size)");
@@ -365,6 +376,10 @@ int main(int argc, char** argv) try {
     }
     std::printf("\n== level 2: bytes (%zu golden cases at %s) ==\n", cases.size(), golden_dir.c_str());
     ok = check_bytes_level(cases, on_gpu) && ok;
+    if (!opt.has("golden")) {  // the K-quants' golden cases, CPU (common/golden_kquants/)
+        std::printf("\n  the K-quants (%s):\n", QGF_KQUANTS_GOLDEN_DIR);
+        ok = check_kquant_golden(QGF_KQUANTS_GOLDEN_DIR) && ok;
+    }
     std::printf("\n== level 3: numbers (the dot products ggml recorded, dots.f64) ==\n");
     ok = check_numbers_level(cases, on_gpu) && ok;
     std::printf("\n== live: your own ggml library, on fresh data ==\n");

@@ -1,8 +1,12 @@
 // Host-only tests of common/ggml_kquants.h against golden vectors ggml itself produced
 // (common/golden_kquants/, its README says how): for every case, our Q4_K and Q6_K quantizers give
 // ggml's bytes, and our dequantizers give ggml's floats, bit for bit. Ends with "N passed, M failed".
+#include "data.h"
 #include "golden_kquants.h"
+#include "q4_k_q8_1.h"
 #include "unit_test.h"
+
+#include <cmath>
 
 #ifndef QGF_KQUANTS_GOLDEN_DIR
 #define QGF_KQUANTS_GOLDEN_DIR "common/golden_kquants"
@@ -47,9 +51,52 @@ static void test_q4_k_scale_packing() {
     EXPECT(bad == 0);
 }
 
+// The Q4_K × Q8_1 formula (q4_k_q8_1.h) is the dequantized dot product, rewritten: with s = d_a·Σq_a
+// kept exact, d·sc_j·d_a·sumi_j − dmin·m_j·s summed over the sub-blocks equals Σ deq(w)·deq(a) to
+// float64 rounding (every term is a small integer times d·d_a or dmin·d_a). Then with the s that
+// Q8_1 stores (fp16): off by that rounding only, far below the 4-bit weights' own error. And a
+// formula that forgets the minimum (or flips its sign) is far off.
+static void test_q4_k_q8_1_formula() {
+    constexpr int64_t kSuper = 4, n = kSuper * QK_K;
+    std::vector<float> w(n), a(n);
+    fill_normal(w, 41, 1);
+    fill_normal(a, 41, 2);
+    std::vector<block_q4_K> wq(kSuper);
+    std::vector<block_q8_1> aq(n / 32);
+    quantize_row_q4_K_ref(w.data(), wq.data(), n);
+    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    double dequantized = 0, abs_sum = 0, exact_s = 0, no_min = 0;
+    for (int64_t b = 0; b < kSuper; ++b) {
+        const double d = fp16_to_fp32(wq[b].d), dmin = fp16_to_fp32(wq[b].dmin);
+        for (int j = 0; j < QK_K / 32; ++j) {
+            int sc, m;
+            kquants::q4_k_scale_min(j, wq[b].scales, sc, m);
+            const block_q8_1& aj = aq[b * 8 + j];
+            const double d_a = fp16_to_fp32(aj.d);
+            int sum_q = 0;
+            for (int l = 0; l < 32; ++l) {
+                const uint8_t byte = wq[b].qs[(j / 2) * 32 + l];
+                const int q = j % 2 == 0 ? byte & 0xF : byte >> 4;
+                const double term = (d * sc * q - dmin * m) * (d_a * aj.qs[l]);
+                dequantized += term;
+                abs_sum += std::fabs(term);
+                sum_q += aj.qs[l];
+            }
+            const int sumi = q4_k_subblock_sumi(wq[b], j, aj.qs);
+            exact_s += d * sc * d_a * sumi - dmin * m * (d_a * sum_q);
+            no_min += d * sc * d_a * sumi;
+        }
+    }
+    const double stored_s = q4_k_q8_1_dot_f64(wq.data(), aq.data(), kSuper);
+    EXPECT(std::fabs(exact_s - dequantized) <= 1e-12 * abs_sum);
+    EXPECT(std::fabs(stored_s - dequantized) <= 1e-4 * abs_sum && stored_s != exact_s);
+    EXPECT(std::fabs(no_min - dequantized) > 1e-2 * abs_sum);
+}
+
 int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
     test_q4_k_scale_packing();
+    test_q4_k_q8_1_formula();
     return unit_test_summary();
 }

@@ -69,9 +69,23 @@ struct Gpu {
     double hbm_gbs = NAN;          // measured: streaming read of a 1 GiB buffer (NaN: not measured)
     cudaStream_t stream = nullptr;
 
-    // Nominal peak of a pipe, in tera-operations per second (0: none).
-    double peak_tera(Pipe p) const { return sms * ops_per_clock_per_sm(cc, p) * clock_ghz * 1e-3; }
+    // Nominal peak of a pipe, in tera-operations per second (0: none), at `clock` GHz (default:
+    // the peak clock the driver reports).
+    double peak_tera(Pipe p, double clock = 0) const {
+        return sms * ops_per_clock_per_sm(cc, p) * (clock > 0 ? clock : clock_ghz) * 1e-3;
+    }
 };
+
+// NVIDIA's datasheet figures for a GPU whose datasheet we have checked: the same peaks at the
+// clock the datasheet uses, which is below the peak clock the driver reports, and its HBM
+// bandwidth. Printed beside ours so that a reader can match either set of numbers. {0, 0}: unknown.
+struct Datasheet {
+    double clock_ghz = 0, hbm_tbs = 0;
+};
+inline Datasheet datasheet_of(const std::string& gpu_name) {
+    if (gpu_name.find("H200") != std::string::npos) return {1.83, 4.8};  // 989 TFLOPS fp16, 1979 TOPS int8, dense
+    return {};
+}
 
 // A streaming read: each thread keeps four 16-byte loads in flight; the sum is written only in
 // an impossible case so the compiler cannot drop the loads.
@@ -214,6 +228,12 @@ inline void print_gpu_header(const Gpu& gpu) {
         std::printf("%s%s %.0f %s", sep, pipe_name(p), gpu.peak_tera(p), pipe_unit(p));
         sep = ", ";
     }
+    const Datasheet sheet = datasheet_of(gpu.name);
+    if (sheet.clock_ghz > 0)
+        std::printf("\n         NVIDIA's datasheet (the same peaks at %.2f GHz): FP16 tensor %.0f TFLOPS, INT8 tensor %.0f TOPS, "
+                    "HBM %.1f TB/s; %%roof uses the peaks above and the measured bandwidth",
+                    sheet.clock_ghz, gpu.peak_tera(Pipe::Fp16Tensor, sheet.clock_ghz), gpu.peak_tera(Pipe::Int8Tensor, sheet.clock_ghz),
+                    sheet.hbm_tbs);
     std::printf("\n");
 }
 

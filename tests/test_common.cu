@@ -304,6 +304,11 @@ static void test_peaks_and_arch_gate() {
     EXPECT(ops_per_clock_per_sm(70, Pipe::Int8Tensor) == 0 && ops_per_clock_per_sm(60, Pipe::Dp4a) == 0);
     const Gpu h200 = fake_gpu(90, 90, false);
     EXPECT(std::fabs(h200.peak_tera(Pipe::Fp32) - 66.9) < 0.1);  // 132 x 256 x 1.98 GHz
+    // NVIDIA's datasheet numbers for the H200 are the same formula at 1.83 GHz: 989 and 1979.
+    const Datasheet sheet = datasheet_of("NVIDIA H200");
+    EXPECT(std::fabs(h200.peak_tera(Pipe::Fp16Tensor, sheet.clock_ghz) - 989.4) < 1.0);
+    EXPECT(std::fabs(h200.peak_tera(Pipe::Int8Tensor, sheet.clock_ghz) - 1978.9) < 1.0);
+    EXPECT(sheet.hbm_tbs == 4.8 && datasheet_of("NVIDIA A100-SXM4-80GB").clock_ghz == 0);
     EXPECT(arch_shortfall(h200, {}).empty() && arch_shortfall(h200, {80, false}).empty());
     EXPECT(!arch_shortfall(h200, {100, false}).empty());               // the GPU is too old
     EXPECT(!arch_shortfall(h200, {90, true}).empty());                 // sm_90 code, sm_90a needed

@@ -127,6 +127,7 @@ q4_k_next_subblock_scale|common/ggml_kquants.h|s/kquants::q4_k_scale_min\(j, x\[
 q6_k_last_superblock_dropped|common/ggml_kquants.h|s/int8_t codes\[QK_K\];\n/int8_t codes[QK_K];\n        if (b == k \/ QK_K - 1) break;\n/|test_kquants|^test_kquants$|cpu
 q4_k_q8_1_min_sign|common/q4_k_q8_1.h|s/ - dmin \* m \* fp16_to_fp32\(aj.s\);/ + dmin * m * fp16_to_fp32(aj.s);/|test_kquants|^test_kquants$|cpu
 q4_k_subblock_nibble_half|common/q4_k_q8_1.h|s/\(j % 2 == 0\) \? \(run\[l\] & 0xF\) : \(run\[l\] >> 4\)/(j % 2 == 0) ? (run[l] >> 4) : (run[l] \& 0xF)/|test_kquants|^test_kquants$|cpu
+noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_common|^update_targets_fills_readmes$|cpu
 TABLE
 )
 

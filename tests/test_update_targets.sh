@@ -22,17 +22,22 @@ run() { python3 "$src/scripts/update_targets.py" "$work/res" "$work/step3_w4a16/
 run || fail "exit $? on the committed results"
 for step in step3_w4a16 step4_w4a8; do
   want=$(grep -c "^$step |" "$src/scripts/targets.txt")
-  got=$(block "$work/$step/README.md" | grep -cE '\| (met|missed) \|$')
+  got=$(block "$work/$step/README.md" | grep -cE '\| (met|met within noise|missed) \|$')
   [ "$got" -eq "$want" ] || fail "$step: $got rows with a status, targets.txt has $want goals"
 done
 [ "$(cat "$src"/step3_w4a16/README.md "$src"/step4_w4a8/README.md | md5sum)" = "$before" ] || fail "a real README changed"
 # Plant: M=4 decoding at 13 us (goal <= 14 us), and HGEMM at M=512 slow enough for 0.7x.
-status_of() { block "$work/$1/README.md" | grep -F "$2" | grep -oE '(met|missed) \|$'; }
+status_of() { block "$work/$1/README.md" | grep -F "$2" | grep -oE '\| (met|met within noise|missed) \|$' | sed 's/^| //'; }
 awk -F, -v OFS=, '$2 ~ /^decode; 4 tokens/ && $3 == "gemv_mma" {$7 = "0.013"} 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
 awk -F, -v OFS=, '$2 ~ /^prompt/ && $3 == "cublas_hgemm" {$7 = "1.0"} 1' "$src/results/NVIDIA_H200/step3_w4a16.csv" >"$work/res/step3_w4a16.csv"
 run || fail "exit $? on the planted results"
 [ "$(status_of step4_w4a8 '≤ 14 µs')" = "met |" ] || fail "M=4 at 13 us is not 'met' for ≤ 14 µs"
 [ "$(status_of step3_w4a16 '0.7x')" = "met |" ] || fail "a 1 ms HGEMM does not meet 0.7x"
+# A goal met by less than 2% is "met within noise": M=1 decoding at 9.9 us for <= 10 us.
+awk -F, -v OFS=, '$2 ~ /^decode; 1 token/ && $3 == "gemv_resident" {$7 = "0.0099"} 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
+awk -F, -v OFS=, '$2 ~ /^decode; 1 token/ {if ($3 != "gemv_resident" && $7 + 0 > 0 && $7 + 0 < 0.0099) $7 = "0.02"} 1' "$work/res/step4_w4a8.csv" >"$work/res/x.csv" && mv "$work/res/x.csv" "$work/res/step4_w4a8.csv"
+run || fail "exit $? on the planted results"
+[ "$(status_of step4_w4a8 '≤ 10 µs')" = "met within noise |" ] || fail "M=1 at 9.9 us is not 'met within noise' for ≤ 10 µs: $(status_of step4_w4a8 '≤ 10 µs')"
 printf 'no block here\n' >"$work/step4_w4a8/README.md"
 run && fail "a README without the block was accepted"
 [ $failures -eq 0 ] && echo "ok: goals tabled, statuses follow the numbers"

@@ -16,6 +16,14 @@
 
 using WhyNot = std::string (*)(const GemmCase&, const Gpu&);
 
+// A row's why_not. It has no default, so a table row that leaves it out does not compile (rather
+// than calling a null function on the GPU machine).
+struct WhyNotCheck {
+    WhyNot check;
+    WhyNotCheck(WhyNot f) : check(f) {}  // from the function itself: {..., launch, my_kernel_why_not, ...}
+    std::string operator()(const GemmCase& c, const Gpu& gpu) const { return check(c, gpu); }
+};
+
 // A why_not for kernels that take any shape.
 inline std::string runs_any_shape(const GemmCase&, const Gpu&) { return ""; }
 
@@ -25,7 +33,7 @@ template <class LAUNCH, class READS>
 struct KernelSpec {
     KernelInfo info;
     LAUNCH launch;
-    WhyNot why_not;  // every row names one (runs_any_shape for a kernel that takes any shape)
+    WhyNotCheck why_not;  // every row names one (runs_any_shape for a kernel that takes any shape)
     READS reads = {};
     ArchNeed arch = {};
     Pipe pipe = Pipe::Fp32;

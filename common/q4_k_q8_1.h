@@ -8,8 +8,8 @@
 //
 // sumi_j is an integer dot product of unsigned 4-bit codes with int8 activations (DP4A or int8
 // tensor cores, as for Q4_0), and s = d_a·Σ q_a is stored in the Q8_1 block: one multiply-add per
-// sub-block corrects for the minimum, where Q4_0 needed one for its fixed −8. step4_w4a8/README.md
-// derives it ("K-quants: the same trick with a minimum").
+// sub-block corrects for the minimum, where Q4_0 needed one for its fixed −8. step4_w4a8/KQUANTS.md
+// derives it ("The same trick with a minimum").
 #pragma once
 
 #include "ggml_kquants.h"

@@ -6,6 +6,9 @@
 # env:   RESULTS_DIR  where to write (default: results/<gpu name>, spaces as underscores)
 #        CUDA_ARCH    build for this architecture instead of the detected one
 #        ARGS         extra flags for every step run (e.g. "--iters 50")
+#        REPEAT       run each step's runs this many times (default 1), all into its CSV: the scripts
+#                     that read it take each kernel's median run, so a goal met by a hair in one
+#                     run is judged on the median of several (issue 31 asks REPEAT=3)
 # Writes <step>.csv per step (step 3's also holds its --sweep, step 4's its --summit), run_info.txt (GPU, CUDA,
 # architecture, date) and logs/<step>.log; prints one progress line per step. Exit 0 when every
 # check passed, 1 when one failed, 77 without a GPU (one line, nothing written).
@@ -14,6 +17,11 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 gpu_line=$(nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader 2>/dev/null | head -n 1)
+repeat=${REPEAT:-1}
+if ! [[ $repeat =~ ^[1-9][0-9]?$ ]]; then
+  echo "bench_all.sh: REPEAT must be a whole number from 1 to 99, not '$repeat'"
+  exit 2
+fi
 if [ -z "$gpu_line" ]; then
   echo "bench_all.sh: no GPU visible (nvidia-smi lists none); run it on a machine with an NVIDIA GPU"
   exit 77
@@ -51,12 +59,14 @@ for s in "${steps[@]}"; do
   for flag in $(step_extra_runs "$s"); do runs+=("$flag"); done
   verdict=PASS
   : >"$out/logs/$s.log"
-  for extra in "${runs[@]}"; do
-    # shellcheck disable=SC2086
-    ./build/"$s" --csv "$out/$s.csv" $extra ${ARGS:-} >>"$out/logs/$s.log" 2>&1
-    case $? in 0) ;; 77) verdict="SKIP (no usable GPU)" ;; *) verdict=FAIL; status=1 ;; esac
+  for ((r = 1; r <= repeat; r++)); do
+    for extra in "${runs[@]}"; do
+      # shellcheck disable=SC2086
+      ./build/"$s" --csv "$out/$s.csv" $extra ${ARGS:-} >>"$out/logs/$s.log" 2>&1
+      case $? in 0) ;; 77) verdict="SKIP (no usable GPU)" ;; *) verdict=FAIL; status=1 ;; esac
+    done
   done
-  echo "[$i/${#steps[@]}] $s: $verdict in $(( $(date +%s) - start )) s -> $out/$s.csv"
+  echo "[$i/${#steps[@]}] $s: $verdict in $(( $(date +%s) - start )) s ($repeat run(s)) -> $out/$s.csv"
 done
 echo "bench_all: charts with: .venv/bin/python scripts/plot_results.py $out"
 exit $status

@@ -10,7 +10,8 @@ pair it prints both median times and NEW's speed relative to OLD (1.10 = 10% fas
   SLOWER    NEW's median is more than THRESHOLD slower (default 0.05, i.e. 5%)
   FAIL      NEW's check failed (whatever OLD did)
 
-Rows found in only one file are listed at the end. Exit status: 0 nothing flagged, 1 a row was
+A file that several runs appended to (bench_all.sh with REPEAT) counts as the median of its runs
+(results_csv.py). Rows found in only one file are listed at the end. Exit status: 0 nothing flagged, 1 a row was
 flagged, 2 bad usage or unreadable files. Compare runs on the same GPU: a different GPU is a
 different experiment, and the script says so when the gpu column differs.
 """
@@ -19,7 +20,7 @@ import csv
 import math
 import sys
 
-KEY = ("step", "case", "kernel", "M", "N", "K")
+from results_csv import RUN_KEY as KEY, collapse_runs
 
 
 def usage_error(message: str) -> None:
@@ -35,7 +36,7 @@ def load(path: str) -> dict:
         usage_error(f"cannot read {path}: {e.strerror}")
     if rows and any(k not in rows[0] for k in KEY + ("time_ms", "status", "gpu")):
         usage_error(f"{path} is not a results CSV (needs columns {', '.join(KEY)}, time_ms, status, gpu)")
-    return {tuple(r[k] for k in KEY): r for r in rows}
+    return {tuple(r[k] for k in KEY): r for r in collapse_runs(rows)}  # repeated runs: their median
 
 
 def median_ms(row: dict) -> float:

@@ -128,6 +128,9 @@ q6_k_last_superblock_dropped|common/ggml_kquants.h|s/int8_t codes\[QK_K\];\n/int
 q4_k_q8_1_min_sign|common/q4_k_q8_1.h|s/ - dmin \* m \* fp16_to_fp32\(aj.s\);/ + dmin * m * fp16_to_fp32(aj.s);/|test_kquants|^test_kquants$|cpu
 q4_k_subblock_nibble_half|common/q4_k_q8_1.h|s/\(j % 2 == 0\) \? \(run\[l\] & 0xF\) : \(run\[l\] >> 4\)/(j % 2 == 0) ? (run[l] >> 4) : (run[l] \& 0xF)/|test_kquants|^test_kquants$|cpu
 noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_common|^update_targets_fills_readmes$|cpu
+repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
+repeats_failure_outvoted|scripts/results_csv.py|s/if bad and len\(bad\) < len\(runs\):/if False:/|test_common|^update_targets_fills_readmes$|cpu
+bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repeat =~/|test_common|^bench_all_without_gpu$|cpu
 TABLE
 )
 

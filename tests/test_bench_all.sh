@@ -16,5 +16,10 @@ failures=0
 [ "$(printf '%s\n' "$out" | wc -l)" -eq 1 ] || { echo "FAILED: expected one line, got:"; printf '%s\n' "$out"; failures=1; }
 printf '%s\n' "$out" | grep -q "no GPU visible" || { echo "FAILED: the line does not say why"; failures=1; }
 [ ! -e "$work/results" ] || { echo "FAILED: it wrote $work/results"; failures=1; }
+# A REPEAT that is not a count is refused at once, GPU or not: exit 2, one line.
+bad=$(PATH="$work/bin:$PATH" RESULTS_DIR="$work/results" REPEAT=three bash "$src/scripts/bench_all.sh" 2>&1)
+rc=$?
+[ $rc -eq 2 ] || { echo "FAILED: REPEAT=three: exit $rc, expected 2"; failures=1; }
+[ "$(printf '%s\n' "$bad" | wc -l)" -eq 1 ] && grep -q "REPEAT" <<<"$bad" || { echo "FAILED: REPEAT=three: $bad"; failures=1; }
 [ $failures -eq 0 ] && echo "ok: bench_all.sh without a GPU: $out"
 exit $failures

@@ -131,6 +131,7 @@ noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_c
 repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
 repeats_failure_outvoted|scripts/results_csv.py|s/if bad and len\(bad\) < len\(runs\):/if False:/|test_common|^update_targets_fills_readmes$|cpu
 bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repeat =~/|test_common|^bench_all_without_gpu$|cpu
+course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_sections_exist$|cpu
 TABLE
 )
 

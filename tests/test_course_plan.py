@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Every section the top README's course plan sends a class to exists, so that a renamed or moved
+section cannot leave an instructor pointing at nothing.
+
+usage: tests/test_course_plan.py [REPO_ROOT]      (exit 0: all found; 1: a section is missing)
+
+The plan's "sections" column is a list separated by ';'. "step N:" switches to that step's
+README.md, "FILE.md:" to a chapter beside it; an item names the start of a heading (##, ###, ####)
+of the current file, and anything after it in parentheses says which part ("The ladder (04-08)").
+An item that is a file name alone ("KQUANTS.md (reading)") names the whole file.
+"""
+import pathlib
+import re
+import sys
+
+
+def headings(md: pathlib.Path) -> list:
+    return [m.group(1).strip() for m in re.finditer(r"^#{2,4} (.+)$", md.read_text(), re.M)]
+
+
+def plan_rows(readme: str) -> list:
+    section = readme.split("## A course plan", 1)[1].split("\n## ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) >= 2 and re.match(r"\d+\.\d+ ", cells[0]):
+            rows.append((cells[0], cells[1]))
+    return rows
+
+
+def missing_sections(root: pathlib.Path) -> list:
+    problems = []
+    rows = plan_rows((root / "README.md").read_text())
+    if not rows:
+        return ["README.md: no course plan rows found"]
+    for lesson, sections in rows:
+        step_dir, md = None, None
+        for item in (i.strip() for i in sections.split(";")):
+            step = re.match(r"step (\d+): *(.*)", item)
+            if step:
+                dirs = sorted(root.glob(f"step{step.group(1)}_*/README.md"))
+                if not dirs:
+                    problems.append(f"{lesson}: no step {step.group(1)}")
+                    break
+                step_dir, md, item = dirs[0].parent, dirs[0], step.group(2)
+            if step_dir is None:
+                problems.append(f"{lesson}: '{item}' comes before any 'step N:'")
+                break
+            chapter = re.match(r"([A-Z_]+\.md)(:)? *(.*)", item)
+            if chapter:
+                md = step_dir / chapter.group(1)
+                if not md.exists():
+                    problems.append(f"{lesson}: no {md.relative_to(root)}")
+                    break
+                if not chapter.group(2):
+                    continue  # the whole file
+                item = chapter.group(3)
+            name = re.sub(r"\s*\(.*\)$", "", item).strip()
+            if not any(h.startswith(name) for h in headings(md)):
+                problems.append(f"{lesson}: {md.relative_to(root)} has no section '{name}'")
+    return problems
+
+
+def main() -> int:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent)
+    problems = missing_sections(root)
+    for p in problems:
+        print(f"FAILED: {p}")
+    if not problems:
+        print(f"ok: every section of the {len(plan_rows((root / 'README.md').read_text()))} lessons exists")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

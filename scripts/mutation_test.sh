@@ -132,6 +132,7 @@ repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_com
 repeats_failure_outvoted|scripts/results_csv.py|s/if bad and len\(bad\) < len\(runs\):/if False:/|test_common|^update_targets_fills_readmes$|cpu
 bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repeat =~/|test_common|^bench_all_without_gpu$|cpu
 course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_sections_exist$|cpu
+lab_notes_heading_renamed|step4_w4a8/LAB_NOTES.md|s/## The quantizer /## Quantizer /|test_common|^section_references_exist$|cpu
 TABLE
 )
 

@@ -133,6 +133,7 @@ repeats_failure_outvoted|scripts/results_csv.py|s/if bad and len\(bad\) < len\(r
 bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repeat =~/|test_common|^bench_all_without_gpu$|cpu
 course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_sections_exist$|cpu
 lab_notes_heading_renamed|step4_w4a8/LAB_NOTES.md|s/## The quantizer /## Quantizer /|test_common|^section_references_exist$|cpu
+lesson_command_kernel_misspelt|step4_w4a8/README.md|s/--kernel naive,dp4a_tiled/--kernel naive,dp4a_tile/|all|^kernel_names_exist$|cpu
 TABLE
 )
 

@@ -5,6 +5,7 @@
 #   scripts/targets.txt    the kernels of each goal (OURS) and its baseline (vs KERNEL)   --list
 #   scripts/profiles.txt   the kernel a lesson's profile runs                             --list
 #   step5's contenders     the kernels step 5 times of steps 3 and 4 (speed_level.h)      --list
+#   the lessons (*.md)     every "build/STEP ... --kernel A,B" command                    --list
 #   scripts/sass_mix.txt   the kernel function a lesson's SASS count reads: exactly one compiled
 #                          kernel of the program has it in its name (spaces ignored), as sass_mix.py
 #                          will look for it (here from the host's kernel stubs, nm; no cuobjdump)
@@ -76,5 +77,17 @@ while read -r label step function _; do
   [ "$count" -eq 1 ] || { echo "MISSING: scripts/sass_mix.txt ($label) names '$function', which $count kernels of $step have in their name (1 wanted)"; bad=1; }
 done <"$src/scripts/sass_mix.txt"
 
-if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, sass_mix.txt and step 5's contender lists exists"; fi
+# The lessons' commands: every "build/STEP ... --kernel A,B" in a Markdown file of the tree, so that
+# a command a reader copies from a lesson names kernels that exist.
+commands=0
+while IFS= read -r line; do
+  file=${line%%:*} cmd=${line#*:}
+  step=$(grep -oE 'build/step[0-9]_[A-Za-z0-9_]+' <<<"$cmd" | head -n 1) step=${step#build/}
+  list=$(grep -oE -- '--kernel[ =][A-Za-z0-9_,]+' <<<"$cmd" | head -n 1) list=${list#--kernel?}
+  commands=$((commands + 1))
+  for k in ${list//,/ }; do need "${file#"$src"/}" "$step" "$k"; done
+done < <(grep -roE --include='*.md' --exclude-dir=build 'build/step[0-9]_[A-Za-z0-9_]+[^`]*--kernel[ =][A-Za-z0-9_,]+' "$src")
+[ $commands -gt 0 ] || { echo "MISSING: no lesson command with --kernel found (the pattern no longer matches the lessons)"; bad=1; }
+
+if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, sass_mix.txt, step 5's contender lists and the lessons' $commands --kernel commands exists"; fi
 exit $bad

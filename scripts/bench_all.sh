@@ -8,7 +8,7 @@
 #        ARGS         extra flags for every step run (e.g. "--iters 50")
 #        REPEAT       run each step's runs this many times (default 1), all into its CSV: the scripts
 #                     that read it take each kernel's median run, so a goal met by a hair in one
-#                     run is judged on the median of several (issue 31 asks REPEAT=3)
+#                     run is judged on the median of several (REPEAT=3, say)
 # Writes <step>.csv per step (step 3's also holds its --sweep, step 4's its --summit), run_info.txt (GPU, CUDA,
 # architecture, date) and logs/<step>.log; prints one progress line per step. Exit 0 when every
 # check passed, 1 when one failed, 77 without a GPU (one line, nothing written).

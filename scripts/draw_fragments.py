@@ -17,13 +17,7 @@ import json
 import pathlib
 import sys
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    plt = None  # main() says so, after --help
+from figures import matplotlib_missing, plt, save
 
 
 def lane_colour(lane: int):
@@ -55,10 +49,7 @@ def draw(name: str, layout: dict, out: pathlib.Path) -> pathlib.Path:
     ax.set_title(f"{name}: {layout['what']}", fontsize=8)
     ax.set_aspect(0.8)
     fig.tight_layout()
-    path = out / f"{name}.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / f"{name}.png")
 
 
 def main() -> int:
@@ -68,8 +59,7 @@ def main() -> int:
     if len(sys.argv) != 3:
         print("usage: scripts/draw_fragments.py LAYOUTS.json OUT_DIR", file=sys.stderr)
         return 2
-    if plt is None:
-        print("draw_fragments.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
+    if matplotlib_missing("draw_fragments.py"):
         return 77
     layouts = json.loads(pathlib.Path(sys.argv[1]).read_text())
     out = pathlib.Path(sys.argv[2])

@@ -19,14 +19,7 @@ import re
 import sys
 import textwrap
 
-try:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-except ImportError:
-    plt = None  # main() says so, after --help
-
+from figures import matplotlib_missing, plt, save
 from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
 
 SWEEP_PREFIX = "sweep M="
@@ -93,10 +86,7 @@ def plot_ladder(step: str, rows: list, info: str, out: pathlib.Path) -> pathlib.
     fig.suptitle(title, fontsize=8)
     height = fig.get_size_inches()[1]
     fig.tight_layout(rect=(0, 0, 1, 1 - (0.2 + 0.14 * title.count("\n")) / height))  # room for the title
-    path = out / f"{step}_ladder.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / f"{step}_ladder.png")
 
 
 def plot_sweep(rows: list, info: str, out: pathlib.Path):
@@ -121,10 +111,7 @@ def plot_sweep(rows: list, info: str, out: pathlib.Path):
     ax.set_title(f"step3_w4a16: our best W4A16 kernel against HGEMM\n{info_for('step3', info)}", fontsize=7)
     ax.legend()
     fig.tight_layout()
-    path = out / "step3_w4a16_sweep.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "step3_w4a16_sweep.png")
 
 
 def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path):
@@ -157,18 +144,14 @@ def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path
     ax.set_title(f"step4_w4a8: Q4_0 x activations, ours against llama.cpp\n{info_for('step4', info)}", fontsize=7)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    path = out / "step4_w4a8_vs_llama.png"
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return save(fig, out / "step4_w4a8_vs_llama.png")
 
 
 def main() -> int:
     if sys.argv[1:2] in (["-h"], ["--help"]):
         print(__doc__.strip())
         return 0
-    if plt is None:
-        print("plot_results.py needs matplotlib: python3 -m venv .venv && .venv/bin/pip install -r requirements.txt")
+    if matplotlib_missing("plot_results.py"):
         return 77
     if len(sys.argv) not in (2, 3):
         print(__doc__)

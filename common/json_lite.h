@@ -91,37 +91,37 @@ private:
         i_ += (size_t)(end - start);
         return true;
     }
-    bool array(JsonValue& v, int depth) {
-        v.kind = JsonValue::Kind::Array;
+    // The items of an array or an object up to CLOSE, separated by commas; item() reads one.
+    template <class Item>
+    bool items_until(char close, const char* expected, Item item) {
         ++i_;
         skip();
-        if (i_ < s_.size() && s_[i_] == ']') return ++i_, true;
+        if (i_ < s_.size() && s_[i_] == close) return ++i_, true;
         while (true) {
-            v.items.emplace_back();
-            if (!value(v.items.back(), depth + 1)) return false;
+            if (!item()) return false;
             skip();
             if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-            if (i_ < s_.size() && s_[i_] == ']') return ++i_, true;
-            return fail("expected ',' or ']'");
+            if (i_ < s_.size() && s_[i_] == close) return ++i_, true;
+            return fail(expected);
         }
+    }
+    bool array(JsonValue& v, int depth) {
+        v.kind = JsonValue::Kind::Array;
+        return items_until(']', "expected ',' or ']'", [&] {
+            v.items.emplace_back();
+            return value(v.items.back(), depth + 1);
+        });
     }
     bool object(JsonValue& v, int depth) {
         v.kind = JsonValue::Kind::Object;
-        ++i_;
-        skip();
-        if (i_ < s_.size() && s_[i_] == '}') return ++i_, true;
-        while (true) {
+        return items_until('}', "expected ',' or '}'", [&] {
             skip();
             std::string key;
             if (i_ >= s_.size() || !string(key)) return fail("expected a member name");
             skip();
             if (i_ >= s_.size() || s_[i_] != ':') return fail("expected ':'");
             ++i_;
-            if (!value(v.members[key], depth + 1)) return false;
-            skip();
-            if (i_ < s_.size() && s_[i_] == ',') { ++i_; continue; }
-            if (i_ < s_.size() && s_[i_] == '}') return ++i_, true;
-            return fail("expected ',' or '}'");
-        }
+            return value(v.members[key], depth + 1);
+        });
     }
 };

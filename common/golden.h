@@ -101,14 +101,15 @@ inline bool load_golden_case(const std::string& dir, GoldenCase& c, std::string*
     return true;
 }
 
-// A case directory itself, or every case directory directly under a root, in name order.
-inline std::vector<std::string> golden_case_dirs(const std::string& root) {
+// A case directory itself, or every case directory directly under a root, in name order: a case
+// is a directory that holds the file `marker`.
+inline std::vector<std::string> golden_case_dirs(const std::string& root, const char* marker = "x.f32") {
     namespace fs = std::filesystem;
     std::vector<std::string> dirs;
     std::error_code ec;
-    if (fs::exists(fs::path(root) / "x.f32", ec)) return {root};
+    if (fs::exists(fs::path(root) / marker, ec)) return {root};
     for (const auto& e : fs::directory_iterator(root, ec))
-        if (e.is_directory() && fs::exists(e.path() / "x.f32")) dirs.push_back(e.path().string());
+        if (e.is_directory() && fs::exists(e.path() / marker)) dirs.push_back(e.path().string());
     std::sort(dirs.begin(), dirs.end());
     return dirs;
 }

@@ -9,7 +9,6 @@
 #include "ggml_kquants.h"
 #include "golden.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -43,16 +42,7 @@ KQuantDiffs kquant_golden_diffs(const std::string& dir, const char* format, cons
 }
 
 // The K-quant case directories at root (root itself if it is one), in name order.
-inline std::vector<std::string> kquant_case_dirs(const std::string& root) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    if (fs::exists(fs::path(root) / "q4_k.bin", ec)) return {root};
-    std::vector<std::string> dirs;
-    for (const auto& e : fs::directory_iterator(root, ec))
-        if (e.is_directory() && fs::exists(e.path() / "q4_k.bin")) dirs.push_back(e.path().string());
-    std::sort(dirs.begin(), dirs.end());
-    return dirs;
-}
+inline std::vector<std::string> kquant_case_dirs(const std::string& root) { return golden_case_dirs(root, "q4_k.bin"); }
 
 // Every case at root: a line each, and whether all passed. A case whose x.f32 is missing or not
 // whole super-blocks fails.

@@ -43,11 +43,11 @@ def collapse_runs(rows: list) -> list:
     kept = []
     for runs in groups.values():
         bad = [r for r in runs if r["status"] != "PASS" or not math.isfinite(number(r["time_ms"]))]
-        if bad and len(bad) < len(runs):
+        if bad:
             row = next((r for r in bad if r["status"] != "PASS"), bad[0])
         else:
-            middle = statistics.median_low(number(r["time_ms"]) for r in runs) if not bad else None
-            row = next(r for r in runs if bad or number(r["time_ms"]) == middle)
+            middle = statistics.median_low(number(r["time_ms"]) for r in runs)
+            row = next(r for r in runs if number(r["time_ms"]) == middle)
         kept.append(dict(row, runs=str(len(runs))))
     return kept
 

@@ -34,6 +34,7 @@
 #include "kernels/04_mma_g128.cuh"
 #include "kernels/05_gemv_resident.cuh"
 #include "kernels/06_gemv_mma.cuh"
+#include "kernels/07_wgmma_g128.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -73,7 +74,7 @@ void show_half_trick() {
 const std::vector<GemmCase> kLessonCases = {
     {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident_g128", "gemv_mma_g128"}},
     {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma_q4_0", "gemv_mma_g128"}},
-    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_g128"}},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_g128", "wgmma_g128"}},
 };
 
 // What a kernel reads: the weight format and the activation precision. Each pair has its own
@@ -109,6 +110,10 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_gemv_mma_q4_0, w4a16_gemv_mma_q4_0_why_not, kQ4_0F16, {80}, Pipe::Fp16Tensor},
     {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"}, launch_w4a16_gemv_mma, w4a16_gemv_mma_why_not,
      kG128F16, {80}, Pipe::Fp16Tensor},
+    {{"wgmma_g128", "07 Hopper: group-128 dequantized in registers into wgmma, activations by TMA, a copy warp and mbarriers"},
+     launch_w4a16_wgmma_g128<false>, w4a16_wgmma_g128_why_not, kG128F16, {90, true}, Pipe::Fp16Tensor},
+    {{"wgmma_g128_overlap", "07 the same, each warpgroup dequantizing its next stage while its wgmmas run"},
+     launch_w4a16_wgmma_g128<true>, w4a16_wgmma_g128_why_not, kG128F16, {90, true}, Pipe::Fp16Tensor},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, w4a16_naive_why_not, kG128F16},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary}, launch_w4a16_canary<G128Canary::SkipLastGroup>,
@@ -198,7 +203,7 @@ struct DeviceProblem {
     DeviceBuffer<block_q4_0> q4_blocks;
     DeviceBuffer<uint8_t> q4_qs;
     DeviceBuffer<ggml_half> q4_d, g128_s, w8_s;
-    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales, q4_mma_words, q4_mma_scales;
+    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales, block_words, block_scales, q4_mma_words, q4_mma_scales;
     DeviceBuffer<uint8_t> g128_z;
     DeviceBuffer<int8_t> w8_q;
     DeviceBuffer<float> c;
@@ -210,6 +215,7 @@ struct DeviceProblem {
     W4A16Args args(int i) const {
         return W4A16Args{copy(a_f32, i),     reinterpret_cast<const __half*>(copy(a_f16, i)),     copy(q4_blocks, i), copy(q4_qs, i),    copy(q4_d, i),
                          copy(g128_q, i),    copy(g128_s, i),    copy(g128_z, i),    copy(mma_words, i), copy(mma_scales, i),
+                         copy(block_words, i), copy(block_scales, i),
                          copy(q4_mma_words, i), copy(q4_mma_scales, i),
                          copy(w8_q, i),      copy(w8_s, i),      c.get(),            (int)M,             (int)N,
                          (int)K};
@@ -250,7 +256,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
     for (int w = 0; w < 5; ++w)
         if (need[w]) {
             smallest = std::min(smallest, weight_bytes((Weights)w, c.N, c.K));
-            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 ? 3 : w == (int)Weights::G128 ? 2 : 1);
+            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 || w == (int)Weights::G128 ? 3 : 1);
         }
     per_copy += (need_a32 ? 4.0 : 0.0) * c.M * c.K + (need_a16 ? 2.0 : 0.0) * c.M * c.K;
     const L2Rotation rot = plan_l2_rotation(gpu, (size_t)smallest + 2 * c.M * c.K, !opt.check_only);
@@ -290,6 +296,9 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
         d.g128_z = upload_rotated(h.g128.zero, rot.copies);
         d.mma_words = upload_rotated(r.words, rot.copies);
         d.mma_scales = upload_rotated(r.scales, rot.copies);
+        const G128MmaLayout b = order_g128_by_row_block(r);
+        d.block_words = upload_rotated(b.words, rot.copies);
+        d.block_scales = upload_rotated(b.scales, rot.copies);
     }
     if (need[(int)Weights::W8]) {
         h.w8 = quantize_w8_per_row(h.W, c.N, c.K);
@@ -357,7 +366,7 @@ const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
 bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128", kCublasHgemm.name};
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128", "wgmma_g128", kCublasHgemm.name};
     std::vector<std::vector<ResultRow>> all;
     all.reserve(kSweepShapes.size() * kSweepM.size());
     bool pass = true;

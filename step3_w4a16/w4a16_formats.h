@@ -246,6 +246,36 @@ inline G128MmaLayout repack_g128_for_mma(const G128Weights& g) {
     return r;
 }
 
+// The same stream for the Hopper kernel (kernels/07_wgmma_g128.cuh), whose copy warp brings a
+// stage (8 row tiles x 64 values of K) with one bulk copy for the weights and one for the scales:
+// the copy engine spends a fixed time on each request, and 16 small ones per stage were what
+// limited it (LAB_NOTES.md). The pieces are 04's, unchanged; only their order differs:
+//   words:  [row block of 8 tiles][K/64][tile in block][32 lanes][4 K-steps]   (512 bytes per piece)
+//   scales: [row block of 8 tiles][K/128][tile in block][8 g][2]               (64 bytes per piece)
+// Tiles past the last one (N not a multiple of 128) are zeros: scale 0, so their weights are 0.
+constexpr int kRowBlockTiles = 8;
+constexpr int kWordsPerPiece = 32 * kKStepsPerLoad, kScaleWordsPerPiece = 8 * 2;
+
+// Pieces [tile][chunk] of `words_per_piece` words, reordered to [block][chunk][tile in block].
+inline std::vector<uint32_t> order_by_row_block(const std::vector<uint32_t>& src, int64_t row_tiles, int64_t chunks,
+                                                int words_per_piece) {
+    const int64_t blocks = (row_tiles + kRowBlockTiles - 1) / kRowBlockTiles;
+    std::vector<uint32_t> dst(blocks * kRowBlockTiles * chunks * words_per_piece, 0);
+    for (int64_t tile = 0; tile < row_tiles; ++tile)
+        for (int64_t c = 0; c < chunks; ++c) {
+            const int64_t block = tile / kRowBlockTiles, j = tile % kRowBlockTiles;
+            std::copy_n(&src[(tile * chunks + c) * words_per_piece], words_per_piece,
+                        &dst[((block * chunks + c) * kRowBlockTiles + j) * words_per_piece]);
+        }
+    return dst;
+}
+inline G128MmaLayout order_g128_by_row_block(const G128MmaLayout& m) {
+    G128MmaLayout r = m;
+    r.words = order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunkK, kWordsPerPiece);
+    r.scales = order_by_row_block(m.scales, m.row_tiles, m.K / kGroupSize, kScaleWordsPerPiece);
+    return r;
+}
+
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV, kernels/06_gemv_mma.cuh): the
 // nibbles as above (padding rows: code 8, the value 0), and per (16-row tile, 32-value block, g)
 // one word half2(d[g], d[g+8]) (padding rows: d = 0). A block is two K-steps.

@@ -19,6 +19,8 @@ struct W4A16Args {
     const uint8_t* g128_z;       //            [N][K/128] zero points
     const uint32_t* mma_words;   // group-128 repacked for mma.sync (w4a16_formats.h)
     const uint32_t* mma_scales;
+    const uint32_t* block_words;    // the same, in 8-tile row blocks (w4a16_formats.h, the Hopper kernel 07)
+    const uint32_t* block_scales;
     const uint32_t* q4_mma_words;   // Q4_0 repacked for mma.sync (w4a16_formats.h, the decoding kernel 06)
     const uint32_t* q4_mma_scales;
     const int8_t* w8_q;          // W8: [N][K] int8

@@ -48,6 +48,9 @@ mma_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|
 mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[tn\]\)/nibbles_to_half2(word >> 4, z_lo[tn])/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/nibbles_to_half2\(words\[ks\] >> 4, z_hi\)/nibbles_to_half2(words[ks] >> 4, z_lo)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j & 1) + h};/|test_w4a16_cpu|^step3_cpu|cpu
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu

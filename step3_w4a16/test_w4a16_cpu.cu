@@ -185,6 +185,33 @@ static void test_mma_repack() {
     EXPECT(bad_scales == 0);
 }
 
+// The row-block order of rung 07: piece (tile, chunk) of 04's stream at [block][chunk][tile in
+// block], the tiles past the last one zeros. 20 rows are 2 tiles: block 0 holds them and 6 zero tiles.
+static void test_row_block_order() {
+    constexpr int64_t N = 20, K = 256;
+    std::vector<float> w(N * K);
+    fill_normal(w, 17, 4);
+    const G128MmaLayout m = repack_g128_for_mma(quantize_g128(w, N, K));
+    const G128MmaLayout b = order_g128_by_row_block(m);
+    const int64_t chunks = K / kMmaChunkK, groups = K / kGroupSize;
+    EXPECT(b.words.size() == (size_t)(kRowBlockTiles * chunks * kWordsPerPiece));
+    EXPECT(b.scales.size() == (size_t)(kRowBlockTiles * groups * kScaleWordsPerPiece));
+    size_t bad = 0;
+    for (int64_t tile = 0; tile < kRowBlockTiles; ++tile)
+        for (int64_t c = 0; c < chunks; ++c)
+            for (int i = 0; i < kWordsPerPiece; ++i) {
+                const uint32_t want = tile < m.row_tiles ? m.words[(tile * chunks + c) * kWordsPerPiece + i] : 0;
+                bad += b.words[(c * kRowBlockTiles + tile) * kWordsPerPiece + i] != want;
+            }
+    for (int64_t tile = 0; tile < kRowBlockTiles; ++tile)
+        for (int64_t j = 0; j < groups; ++j)
+            for (int i = 0; i < kScaleWordsPerPiece; ++i) {
+                const uint32_t want = tile < m.row_tiles ? m.scales[(tile * groups + j) * kScaleWordsPerPiece + i] : 0;
+                bad += b.scales[(j * kRowBlockTiles + tile) * kScaleWordsPerPiece + i] != want;
+            }
+    EXPECT(bad == 0);
+}
+
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV): every nibble where the model
 // says, padding rows code 8 (value 0), and per (tile, block, g) half2(d[g], d[g+8]), padding d = 0.
 static void test_q4_0_mma_repack() {
@@ -296,6 +323,7 @@ int main() {
     test_g128_nibble_order();
     test_w8();
     test_mma_repack();
+    test_row_block_order();
     test_q4_0_mma_repack();
     test_half_trick();
     test_reference();

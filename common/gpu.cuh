@@ -162,6 +162,14 @@ inline std::string no_device_reason(cudaError_t err) {
     return cudaGetErrorString(err);
 }
 
+// The GPU that open_gpu opened, for launchers that choose a kernel by what it runs (an entry
+// point such as step 3's auto_g128): its capability, the code this build runs on it, its limits.
+inline Gpu& opened_gpu_record() {
+    static Gpu gpu;
+    return gpu;
+}
+inline const Gpu& opened_gpu() { return opened_gpu_record(); }
+
 // Opens device 0. Returns a Gpu with available=false (and prints why) when there is none.
 // measure_bandwidth=false skips the 1 GiB probe (--check-only needs no roofline).
 inline Gpu open_gpu(bool measure_bandwidth) {
@@ -206,6 +214,7 @@ inline Gpu open_gpu(bool measure_bandwidth) {
     gpu.code_arch_specific = code[1] != 0;
 
     if (measure_bandwidth) gpu.hbm_gbs = measure_read_bandwidth_gbs(gpu);
+    opened_gpu_record() = gpu;
     return gpu;
 }
 

@@ -35,6 +35,7 @@
 #include "kernels/05_gemv_resident.cuh"
 #include "kernels/06_gemv_mma.cuh"
 #include "kernels/07_wgmma_g128.cuh"
+#include "kernels/08_auto_g128.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -111,9 +112,11 @@ const std::vector<Step3Kernel> kKernels = {
     {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"}, launch_w4a16_gemv_mma, w4a16_gemv_mma_why_not,
      kG128F16, {80}, Pipe::Fp16Tensor},
     {{"wgmma_g128", "07 Hopper: group-128 dequantized in registers into wgmma, activations by TMA, a copy warp and mbarriers"},
-     launch_w4a16_wgmma_g128<false>, w4a16_wgmma_g128_why_not, kG128F16, {90, true}, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma_g128<false>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_overlap", "07 the same, each warpgroup dequantizing its next stage while its wgmmas run"},
-     launch_w4a16_wgmma_g128<true>, w4a16_wgmma_g128_why_not, kG128F16, {90, true}, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma_g128<true>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+    {{"auto_g128", "08 one entry point: 06, 04 or 07 chosen by M and by the code this GPU runs"}, launch_w4a16_auto_g128,
+     w4a16_auto_g128_why_not, kG128F16, {80}, Pipe::Fp16Tensor},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, w4a16_naive_why_not, kG128F16},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary}, launch_w4a16_canary<G128Canary::SkipLastGroup>,
@@ -376,8 +379,8 @@ bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
             pass = pass && !any_failed(all.back());
         }
     std::printf("\n== the sweep: our best W4A16 kernel (group-128) against cuBLAS HGEMM (fp16 weights) ==\n");
-    std::printf("  %6s %6s %6s  %-18s %10s %10s %9s %10s %10s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
-                "ours GB/s", "ours TFLOPS");
+    std::printf("  %6s %6s %6s  %-18s %10s %10s %9s %10s %10s  %s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
+                "ours GB/s", "ours TFLOPS", "auto_g128 picks");
     size_t i = 0;
     for (const auto& [N, K] : kSweepShapes)
         for (int64_t M : kSweepM) {
@@ -388,11 +391,13 @@ bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
                     (!best || r.time_ms < best->time_ms))
                     best = &r;
             const ResultRow* hgemm = find_timed_row(rows, kCublasHgemm.name);
-            std::printf("  %6lld %6lld %6lld  %-18s %10s %10s %9s %10s %10s\n", (long long)M, (long long)N, (long long)K,
+            const G128Kernel picked = choose_g128_kernel(GemmCase{"", M, N, K}, gpu);
+            std::printf("  %6lld %6lld %6lld  %-18s %10s %10s %9s %10s %10s  %s\n", (long long)M, (long long)N, (long long)K,
                         best ? best->kernel.c_str() : "-", fmt_or_dash(best ? best->time_ms * 1e3 : NAN, "%.1f").c_str(),
                         fmt_or_dash(hgemm ? hgemm->time_ms * 1e3 : NAN, "%.1f").c_str(),
                         fmt_or_dash(best && hgemm ? hgemm->time_ms / best->time_ms : NAN, "%.2fx").c_str(),
-                        fmt_or_dash(best ? best->gbps : NAN, "%.0f").c_str(), fmt_or_dash(best ? best->tera_ops : NAN, "%.1f").c_str());
+                        fmt_or_dash(best ? best->gbps : NAN, "%.0f").c_str(), fmt_or_dash(best ? best->tera_ops : NAN, "%.1f").c_str(),
+                        picked.name);
         }
     return pass;
 }

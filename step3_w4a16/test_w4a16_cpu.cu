@@ -11,6 +11,7 @@
 #include "../tests/tolerance_canary.h"
 #include "../tests/unit_test.h"
 #include "format_comparison.h"
+#include "kernels/08_auto_g128.cuh"
 #include "w4a16_formats.h"
 
 #ifndef QGF_G128_GOLDEN_DIR
@@ -212,6 +213,26 @@ static void test_row_block_order() {
     EXPECT(bad == 0);
 }
 
+// The entry point's choice (08), on a described GPU (no device needed): the decoding GEMV up to 4
+// tokens, mma.sync up to 64, wgmma beyond only where sm_90a code runs, mma.sync otherwise.
+static void test_entry_point_choice() {
+    Gpu h200;
+    h200.cc = 90, h200.code_sm = 90, h200.code_arch_specific = true, h200.sms = 132, h200.smem_per_block_optin = 232448;
+    Gpu sm90_build = h200, a100 = h200;
+    sm90_build.code_arch_specific = false;
+    a100.cc = a100.code_sm = 80, a100.code_arch_specific = false, a100.sms = 108;
+    auto picks = [](int64_t M, int64_t K, const Gpu& gpu) { return std::string(choose_g128_kernel({"", M, 4096, K}, gpu).name); };
+    EXPECT(picks(1, 14336, h200) == "gemv_mma_g128");
+    EXPECT(picks(4, 14336, h200) == "gemv_mma_g128");
+    EXPECT(picks(5, 4096, h200) == "mma_g128");
+    EXPECT(picks(64, 4096, h200) == "mma_g128");
+    EXPECT(picks(65, 4096, h200) == "wgmma_g128");
+    EXPECT(picks(512, 14336, h200) == "wgmma_g128");
+    EXPECT(picks(512, 4096, sm90_build) == "mma_g128");
+    EXPECT(picks(512, 4096, a100) == "mma_g128");
+    EXPECT(picks(1, 4096, a100) == "gemv_mma_g128");
+}
+
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV): every nibble where the model
 // says, padding rows code 8 (value 0), and per (tile, block, g) half2(d[g], d[g+8]), padding d = 0.
 static void test_q4_0_mma_repack() {
@@ -324,6 +345,7 @@ int main() {
     test_w8();
     test_mma_repack();
     test_row_block_order();
+    test_entry_point_choice();
     test_q4_0_mma_repack();
     test_half_trick();
     test_reference();

@@ -22,19 +22,19 @@ add_gpu_test(step3_lesson_cases step3_w4a16)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16
-  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap
-  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap
-  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap
-  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap
+  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   1x4100x4128:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
   2x100x32:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
-  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap
-  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap)
+  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)

@@ -189,6 +189,9 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, con
 
 }  // namespace wgmma_g128
 
+// What this kernel needs to run: sm_90a code (wgmma), which only an sm_90 GPU runs.
+constexpr ArchNeed kWgmmaArch{90, true};
+
 inline std::string w4a16_wgmma_g128_why_not(const GemmCase& c, const Gpu&) {
     if (c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
     return grid_limit_reason('y', ceil_div(c.M, (int64_t)64));

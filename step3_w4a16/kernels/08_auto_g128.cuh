@@ -1,0 +1,42 @@
+// 08 One entry point for group-128 W4A16: the kernel chosen by the number of tokens and by the
+// code this GPU runs, as a library would offer it (the caller never names a kernel).
+//
+// Idea: no single kernel of this step is the fastest at every M. The sweep on the H200 (README.md,
+// "The batch sweep") draws the lines: up to 4 tokens the decoding GEMV on tensor cores (06) streams
+// the weights fastest; up to 64, mma.sync with narrow tiles (04); beyond, where the product is
+// compute-bound, Hopper's wgmma (07). 07 needs sm_90a code: built for another target, or on another
+// GPU, the entry point falls back to 04, which runs from sm_80 on. The sweep prints the choice at
+// every M beside the fastest kernel it measured, so a threshold that is wrong on your GPU shows.
+// Limit: the thresholds are the H200's; on another GPU, time the candidates (--sweep) and move them.
+#pragma once
+
+#include "../../common/gemm_case.h"
+#include "../../common/gpu.cuh"
+#include "04_mma_g128.cuh"
+#include "06_gemv_mma.cuh"
+#include "07_wgmma_g128.cuh"
+
+namespace auto_g128 {
+constexpr int64_t kMaxGemvTokens = 4;    // 06 up to here (when its staged activations fit) ...
+constexpr int64_t kMaxMmaSyncTokens = 64;  // ... then 04, then 07 where it runs
+}  // namespace auto_g128
+
+struct G128Kernel {
+    const char* name;
+    void (*launch)(const W4A16Args&, cudaStream_t);
+};
+
+inline G128Kernel choose_g128_kernel(const GemmCase& c, const Gpu& gpu) {
+    using namespace auto_g128;
+    if (c.M <= kMaxGemvTokens && w4a16_gemv_mma_why_not(c, gpu).empty()) return {"gemv_mma_g128", launch_w4a16_gemv_mma};
+    if (c.M > kMaxMmaSyncTokens && arch_shortfall(gpu, kWgmmaArch).empty() && w4a16_wgmma_g128_why_not(c, gpu).empty())
+        return {"wgmma_g128", launch_w4a16_wgmma_g128<false>};
+    return {"mma_g128", launch_w4a16_mma_g128};
+}
+
+// 04 takes every shape the others take, so the entry point runs wherever 04 does.
+inline std::string w4a16_auto_g128_why_not(const GemmCase& c, const Gpu& gpu) { return w4a16_mma_g128_why_not(c, gpu); }
+
+inline void launch_w4a16_auto_g128(const W4A16Args& p, cudaStream_t s) {
+    choose_g128_kernel(GemmCase{"", p.M, p.N, p.K}, opened_gpu()).launch(p, s);
+}

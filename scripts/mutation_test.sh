@@ -71,6 +71,7 @@ resident_one_buffer|common/gemv_resident.cuh|s/parity \^= 1\)/parity ^= 0)/|step
 resident_extra_threads|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = true;/|step4_w4a8|^step4_shape_2x4100x4128$|gpu
 resident_w4a16_act_order|step3_w4a16/kernels/05_gemv_resident.cuh|s/make_float4\(f0.x, f0.y, f1.x, f1.y\)/make_float4(f0.y, f0.x, f1.x, f1.y)/|step3_w4a16|^step3_shape_1x4100x4128$|gpu
 profile_metric_pipe|scripts/profile.sh|s/if grep -qx "\$\{m%%.\*\}" <<<"\$known"; then/if printf "%s\\n" "\$known" \x7c grep -qx "\$\{m%%.*\}"; then/|test_common|^profile_script$|cpu
+kernel_check_shape_guard|scripts/kernel_check.sh|s/\[\[ \$shape =~ \^\[1-9\]\[0-9\]\*x\[1-9\]\[0-9\]\*x\[1-9\]\[0-9\]\*\$ \]\] \x7c\x7c usage/true \x7c\x7c usage/|test_common|^kernel_check_command_line$|cpu
 sass_kind_modifiers|scripts/sass_mix.py|s/return opcode\.split\("\."\)\[0\]/return opcode/|test_common|^sass_mix_script$|cpu
 gemv_mma_row_guard|common/gemv_mma.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
 gemv_mma_one_buffer|common/gemv_mma.cuh|s/parity \^= 1;/parity ^= 0;/|step4_w4a8|^step4_racecheck_gemv_mma_2x8200x4224$|gpu

@@ -22,9 +22,12 @@
 // Improves: the tensor cores work while the warps dequantize (the two warpgroups interleave, and
 // in the Overlap variant a warpgroup dequantizes its next stage while its own products run); no
 // __syncthreads, no per-thread copy instructions, no ldmatrix.
-// Limit: one CTA per SM and a 128 x 128 tile: at N = 4096 and M = 512 that is 128 CTAs, one
-// wave; larger N or M leave a partial last wave (a persistent, stream-K scheduler would not).
-// Every CTA reads its tokens' activations from L2 for each 128 weight rows.
+// Limit: the two warpgroups wait for the same stage, dequantize, multiply and wait in step, so
+// the tensor pipe idles while both dequantize (about two thirds busy at M = 512). One CTA per SM
+// and a 128 x 128 tile: at N = 4096 and M = 512 that is 128 CTAs, one wave; at M <= 256 only 64 or
+// 128 CTAs each walk all of K (split-K or a persistent stream-K schedule would share it), and
+// larger N or M leave a partial last wave. Every CTA reads its tokens' activations from L2 for
+// each 128 weight rows (a cluster sharing them through TMA multicast would halve that).
 #pragma once
 
 #include "../../common/errors.cuh"
@@ -68,6 +71,7 @@ struct Config {
     static_assert(TOKENS <= 256, "a TMA box has at most 256 rows");
     static_assert(kActBytes % 1024 == 0, "the weights and scales follow the box, 16-byte aligned");
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
+    static_assert(kSmemBytes <= 227 * 1024, "an sm_90 CTA has at most 227 KB of shared memory");
 };
 
 template <class C>
@@ -149,12 +153,15 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, con
     auto stage = [&](int kt) { return smem + (kt % C::kStages) * C::kStageStride; };
     auto wait_full = [&](int kt) { wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1); };
     auto release = [&](int kt) { arrive(&empty[kt % C::kStages]); };  // every thread, after its own reads
+    auto dequantize = [&](uint32_t(&regs)[16], int kt) {
+        dequantize_stage(regs, stage(kt) + C::kActBytes, stage(kt) + C::kActBytes + C::kWeightBytes, warp);
+    };
     float acc[C::kAccPerThread] = {};
     uint32_t a[16];
     if constexpr (!C::kOverlap) {
         for (int kt = 0; kt < k_tiles; ++kt) {
             wait_full(kt);
-            dequantize_stage(a, stage(kt) + C::kActBytes, stage(kt) + C::kActBytes + C::kWeightBytes, warp);
+            dequantize(a, kt);
             multiply_stage<C>(acc, a, stage(kt));
             wgmma_wait<0>();
             keep_registers(acc);
@@ -164,12 +171,12 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, con
         // Stage kt + 1 is dequantized into the other set of registers while stage kt's wgmmas run.
         uint32_t next[16];
         wait_full(0);
-        dequantize_stage(a, stage(0) + C::kActBytes, stage(0) + C::kActBytes + C::kWeightBytes, warp);
+        dequantize(a, 0);
         for (int kt = 0; kt < k_tiles; ++kt) {
             multiply_stage<C>(acc, a, stage(kt));
             if (kt + 1 < k_tiles) {
                 wait_full(kt + 1);
-                dequantize_stage(next, stage(kt + 1) + C::kActBytes, stage(kt + 1) + C::kActBytes + C::kWeightBytes, warp);
+                dequantize(next, kt + 1);
             }
             wgmma_wait<0>();
             keep_registers(acc);

@@ -48,6 +48,16 @@ static_assert(sizeof(block_q6_K) == 210, "ggml's block_q6_K is 210 bytes");
 static_assert(offsetof(block_q6_K, qh) == 128 && offsetof(block_q6_K, scales) == 192 && offsetof(block_q6_K, d) == 208,
               "ggml's block_q6_K layout");
 
+// Q8_K: what ggml's CPU quantizes the activations to before a K-quant dot product (it is never
+// stored in a model file): 256 int8 codes with one FP32 scale for the whole super-block, and the
+// sum of every 16 codes (which pays for Q4_K's minimums, q4_k_q8_k.h).
+struct block_q8_K {
+    float d;                        // scale: value = d·q
+    int8_t qs[QK_K];                // codes
+    int16_t bsums[QK_K / 16];       // Σ of codes 16j..16j+15
+};
+static_assert(sizeof(block_q8_K) == 292, "ggml's block_q8_K is 292 bytes");
+
 namespace kquants {
 
 // Round to nearest, ties to even, for |f| < 2^22: add 1.5·2^23 and read the integer from the
@@ -298,5 +308,30 @@ inline void dequantize_row_q6_K(const block_q6_K* x, float* y, int64_t k) {
                     y[j + 32 * part + l] = d * x[b].scales[sub] * q;
                 }
         y += QK_K;
+    }
+}
+
+// ggml's reference Q8_K quantizer. The value of largest magnitude (the first, on ties) becomes
+// code −127: the scale is 1/(−127/max), negative when that value is positive. ggml says the sign
+// convention serves one of its SIMD paths; the products come out the same either way. A
+// super-block of zeros gets d = 0 and zero codes; ggml leaves its bsums unwritten, we write zeros.
+inline void quantize_row_q8_K_ref(const float* x, block_q8_K* y, int64_t k) {
+    for (int64_t b = 0; b < k / QK_K; ++b, x += QK_K) {
+        block_q8_K& out = y[b];
+        float max = 0, amax = 0;
+        for (int j = 0; j < QK_K; ++j)
+            if (std::fabs(x[j]) > amax) amax = std::fabs(x[j]), max = x[j];
+        if (amax == 0) {
+            out = block_q8_K{};
+            continue;
+        }
+        const float iscale = -127.f / max;
+        for (int j = 0; j < QK_K; ++j) out.qs[j] = (int8_t)std::min(127, kquants::nearest(iscale * x[j]));
+        for (int j = 0; j < QK_K / 16; ++j) {
+            int sum = 0;
+            for (int i = 0; i < 16; ++i) sum += out.qs[16 * j + i];
+            out.bsums[j] = (int16_t)sum;
+        }
+        out.d = 1 / iscale;
     }
 }

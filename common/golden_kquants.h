@@ -1,13 +1,17 @@
 // golden_kquants.h - the K-quant golden vectors (common/golden_kquants/, its README says what
-// made them) against our Q4_K and Q6_K (ggml_kquants.h): bytes from our quantizers, floats from
-// our dequantizers of ggml's blocks. Step 2's --golden and tests/test_kquants.cu use it.
+// made them) against our Q4_K, Q6_K and Q8_K (ggml_kquants.h): bytes from our quantizers, floats
+// from our dequantizers of ggml's blocks, and ggml's CPU dot products of its own Q4_K and Q8_K
+// blocks against ours of the same blocks (q4_k_q8_k.h), bit for bit. Step 2's --golden, step 5 and
+// tests/test_kquants.cu use it.
 //
-// A case is a directory of x.f32 (whole super-blocks of 256), q4_k.bin, q6_k.bin, deq_q4_k.f32 and
-// deq_q6_k.f32.
+// A case is a directory of x.f32 (whole super-blocks of 256), q4_k.bin, q6_k.bin, deq_q4_k.f32,
+// deq_q6_k.f32, q8_k.bin (x quantized to Q8_K) and dot_q4_k_q8_k.f32 (the dot product of q4_k.bin
+// and q8_k.bin per super-block, then over the whole row).
 #pragma once
 
 #include "ggml_kquants.h"
 #include "golden.h"
+#include "q4_k_q8_k.h"
 
 #include <filesystem>
 #include <string>
@@ -41,6 +45,31 @@ KQuantDiffs kquant_golden_diffs(const std::string& dir, const char* format, cons
     return d;
 }
 
+// Q8_K of one case: bytes of our quantizer against ggml's, and our CPU dot products of ggml's own
+// Q4_K and Q8_K blocks against the ones ggml computed (per super-block, then the whole row).
+inline KQuantDiffs q8_k_golden_diffs(const std::string& dir, const std::vector<float>& x) {
+    KQuantDiffs d;
+    const int64_t n = (int64_t)x.size(), blocks = n / QK_K;
+    std::vector<uint8_t> want, q4, want_dots;
+    if (!read_file(dir + "/q8_k.bin", want) || !read_file(dir + "/q4_k.bin", q4) || !read_file(dir + "/dot_q4_k_q8_k.f32", want_dots) ||
+        want.size() != (size_t)blocks * sizeof(block_q8_K) || q4.size() != (size_t)blocks * sizeof(block_q4_K) ||
+        want_dots.size() != (size_t)(blocks + 1) * sizeof(float)) {
+        d.bytes = d.floats = SIZE_MAX;
+        return d;
+    }
+    std::vector<block_q8_K> ours((size_t)blocks);
+    quantize_row_q8_K_ref(x.data(), ours.data(), n);
+    const uint8_t* got = reinterpret_cast<const uint8_t*>(ours.data());
+    for (size_t i = 0; i < want.size(); ++i) d.bytes += got[i] != want[i];
+    const auto* w = reinterpret_cast<const block_q4_K*>(q4.data());
+    const auto* a = reinterpret_cast<const block_q8_K*>(want.data());
+    std::vector<float> dots;
+    for (int64_t b = 0; b < blocks; ++b) dots.push_back(vec_dot_q4_K_q8_K(w + b, a + b, QK_K));
+    dots.push_back(vec_dot_q4_K_q8_K(w, a, n));
+    d.floats = count_float_diffs(dots, bytes_as<float>(want_dots));
+    return d;
+}
+
 // The K-quant case directories at root (root itself if it is one), in name order.
 inline std::vector<std::string> kquant_case_dirs(const std::string& root) { return golden_case_dirs(root, "q4_k.bin"); }
 
@@ -48,7 +77,8 @@ inline std::vector<std::string> kquant_case_dirs(const std::string& root) { retu
 // whole super-blocks fails.
 inline bool check_kquant_golden(const std::string& root, size_t* cases_checked = nullptr) {
     const std::vector<std::string> dirs = kquant_case_dirs(root);
-    std::printf("  %-20s %10s %12s %10s %12s\n", "case", "q4_k bytes", "deq q4_k", "q6_k bytes", "deq q6_k");
+    std::printf("  %-20s %10s %12s %10s %12s %10s %14s\n", "case", "q4_k bytes", "deq q4_k", "q6_k bytes", "deq q6_k", "q8_k bytes",
+                "dot q4_k·q8_k");
     bool all = true;
     for (const auto& dir : dirs) {
         std::vector<uint8_t> raw;
@@ -61,14 +91,16 @@ inline bool check_kquant_golden(const std::string& root, size_t* cases_checked =
         const std::vector<float> x = bytes_as<float>(raw);
         const KQuantDiffs q4 = kquant_golden_diffs<block_q4_K>(dir, "q4_k", x, quantize_row_q4_K_ref, dequantize_row_q4_K);
         const KQuantDiffs q6 = kquant_golden_diffs<block_q6_K>(dir, "q6_k", x, quantize_row_q6_K_ref, dequantize_row_q6_K);
+        const KQuantDiffs q8 = q8_k_golden_diffs(dir, x);
         auto cell = [](size_t v) { return v == SIZE_MAX ? std::string("missing") : v == 0 ? std::string("same") : std::to_string(v); };
-        const bool ok = q4.pass() && q6.pass();
-        std::printf("  %-20s %10s %12s %10s %12s%s\n", name.c_str(), cell(q4.bytes).c_str(), cell(q4.floats).c_str(),
-                    cell(q6.bytes).c_str(), cell(q6.floats).c_str(), ok ? "" : "   FAIL");
+        const bool ok = q4.pass() && q6.pass() && q8.pass();
+        std::printf("  %-20s %10s %12s %10s %12s %10s %14s%s\n", name.c_str(), cell(q4.bytes).c_str(), cell(q4.floats).c_str(),
+                    cell(q6.bytes).c_str(), cell(q6.floats).c_str(), cell(q8.bytes).c_str(), cell(q8.floats).c_str(),
+                    ok ? "" : "   FAIL");
         all = all && ok;
     }
     std::printf("  %zu K-quant cases: %s\n", dirs.size(),
-                dirs.empty() ? "none found (FAIL)" : all ? "every byte and value identical to ggml's (PASS)" : "MISMATCHES (FAIL)");
+                dirs.empty() ? "none found (FAIL)" : all ? "every byte, value and dot product identical to ggml's (PASS)" : "MISMATCHES (FAIL)");
     if (cases_checked) *cases_checked = dirs.size();
     return all && !dirs.empty();
 }

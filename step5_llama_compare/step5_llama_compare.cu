@@ -79,6 +79,10 @@ bool check_layout() {
         {"block_q6_K", "qh[64]", offsetof(block_q6_K, qh), sizeof(block_q6_K::qh), 128, 64},
         {"block_q6_K", "scales", offsetof(block_q6_K, scales), sizeof(block_q6_K::scales), 192, 16},
         {"block_q6_K", "d", offsetof(block_q6_K, d), sizeof(ggml_half), 208, 2},
+        {"block_q8_K", "(whole)", 0, sizeof(block_q8_K), 0, 292},
+        {"block_q8_K", "d", offsetof(block_q8_K, d), sizeof(float), 0, 4},
+        {"block_q8_K", "qs[256]", offsetof(block_q8_K, qs), sizeof(block_q8_K::qs), 4, 256},
+        {"block_q8_K", "bsums[16]", offsetof(block_q8_K, bsums), sizeof(block_q8_K::bsums), 260, 32},
     };
     bool ok = true;
     std::printf("  %-11s %-8s %18s %18s\n", "type", "field", "ours (offset+size)", "ggml (offset+size)");

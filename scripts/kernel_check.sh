@@ -11,8 +11,8 @@
 #        PROFILE   0: no Nsight Compute profile (default 1: the first kernel at the first shape)
 # What runs, in order:
 #   1. the build of STEP and of the test programs (CMake, the same flags as make);
-#   2. STEP's shape, lesson and canary tests, and every other test of STEP whose command names one
-#      of the kernels (its sanitizer tests, say): ctest picks them from its own test list;
+#   2. the tests of STEP that concern the kernels (scripts/tests_for_kernels.py): its shape, lesson
+#      and canary tests, its sanitizer tests, and every test whose command names one of them;
 #   3. each shape with --kernel KERNELS plus the step's cuBLAS baselines (no shape: the lesson's
 #      cases), timed as the lessons time (cold L2, median);
 #   4. scripts/profile.sh on the first kernel at the first shape, when Nsight Compute is there.
@@ -54,17 +54,7 @@ baselines=$(grep '^cublas_' <<<"$listed" | paste -sd, -)
 echo "$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) | built for $arch | $(date -u '+%Y-%m-%d %H:%M UTC')" | tee "$log/run_info.txt"
 
 # 2. The tests that concern these kernels, chosen from ctest's own list of tests and commands.
-regex=$(cd build && ctest --show-only=json-v1 | python3 -c '
-import json, re, sys
-prefix, kernels = sys.argv[1], sys.argv[2].split(",")
-chosen = []
-for t in json.load(sys.stdin)["tests"]:
-    name, words = t["name"], " ".join(t.get("command", [])).replace(",", " ").split()
-    if not name.startswith(prefix + "_"):
-        continue
-    if re.match(prefix + r"_(shape|lesson|canary)", name) or any(k in words for k in kernels):
-        chosen.append("^" + re.escape(name) + "$")
-print("|".join(chosen))' "$prefix" "$kernels")
+regex=$(python3 scripts/tests_for_kernels.py build "$step" "$kernels") || status=1
 if [ -n "$regex" ]; then
   (cd build && ctest -R "$regex" --output-on-failure) >"$log/ctest.log" 2>&1 || status=1
   tests_line=$(grep -E "tests passed|tests failed" "$log/ctest.log" | tail -n 1)

@@ -50,7 +50,7 @@ static_assert(offsetof(block_q6_K, qh) == 128 && offsetof(block_q6_K, scales) ==
 
 // Q8_K: what ggml's CPU quantizes the activations to before a K-quant dot product (it is never
 // stored in a model file): 256 int8 codes with one FP32 scale for the whole super-block, and the
-// sum of every 16 codes (which pays for Q4_K's minimums, q4_k_q8_k.h).
+// sum of every 16 codes (which pays for Q4_K's minimums, kquants_q8_k.h).
 struct block_q8_K {
     float d;                        // scale: value = d·q
     int8_t qs[QK_K];                // codes
@@ -296,18 +296,19 @@ inline void quantize_row_q6_K_ref(const float* x, block_q6_K* y, int64_t k) {
     }
 }
 
+// The code of value i (0..255) of a Q6_K super-block, minus 32: of each 128 values, parts of 32
+// take the low nibbles of ql bytes 0-31 and 32-63, then their high nibbles, each with two bits of
+// the qh byte beside them (bits 0-1, 2-3, 4-5, 6-7 for parts 0-3).
+inline int q6_k_code(const block_q6_K& x, int i) {
+    const int j = i / 128 * 128, part = (i % 128) / 32, l = i % 32;
+    const uint8_t low = x.ql[j / 2 + l + 32 * (part % 2)];
+    return ((part < 2 ? low & 0xF : low >> 4) | (((x.qh[j / 4 + l] >> (2 * part)) & 3) << 4)) - 32;
+}
+
 inline void dequantize_row_q6_K(const block_q6_K* x, float* y, int64_t k) {
-    for (int64_t b = 0; b < k / QK_K; ++b) {
+    for (int64_t b = 0; b < k / QK_K; ++b, y += QK_K) {
         const float d = fp16_to_fp32(x[b].d);
-        for (int j = 0; j < QK_K; j += 128)
-            for (int part = 0; part < 4; ++part)        // values j + 32·part + l
-                for (int l = 0; l < 32; ++l) {
-                    const uint8_t low = x[b].ql[j / 2 + l + 32 * (part % 2)];
-                    const int q = ((part < 2 ? low & 0xF : low >> 4) | (((x[b].qh[j / 4 + l] >> (2 * part)) & 3) << 4)) - 32;
-                    const int sub = (j + 32 * part + l) / 16;
-                    y[j + 32 * part + l] = d * x[b].scales[sub] * q;
-                }
-        y += QK_K;
+        for (int i = 0; i < QK_K; ++i) y[i] = d * x[b].scales[i / 16] * q6_k_code(x[b], i);
     }
 }
 

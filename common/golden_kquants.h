@@ -1,17 +1,17 @@
 // golden_kquants.h - the K-quant golden vectors (common/golden_kquants/, its README says what
 // made them) against our Q4_K, Q6_K and Q8_K (ggml_kquants.h): bytes from our quantizers, floats
-// from our dequantizers of ggml's blocks, and ggml's CPU dot products of its own Q4_K and Q8_K
-// blocks against ours of the same blocks (q4_k_q8_k.h), bit for bit. Step 2's --golden, step 5 and
+// from our dequantizers of ggml's blocks, and ggml's CPU dot products of its own Q4_K, Q6_K and
+// Q8_K blocks against ours of the same blocks (kquants_q8_k.h), bit for bit. Step 2's --golden, step 5 and
 // tests/test_kquants.cu use it.
 //
 // A case is a directory of x.f32 (whole super-blocks of 256), q4_k.bin, q6_k.bin, deq_q4_k.f32,
-// deq_q6_k.f32, q8_k.bin (x quantized to Q8_K) and dot_q4_k_q8_k.f32 (the dot product of q4_k.bin
-// and q8_k.bin per super-block, then over the whole row).
+// deq_q6_k.f32, q8_k.bin (x quantized to Q8_K), dot_q4_k_q8_k.f32 and dot_q6_k_q8_k.f32 (the dot
+// products of q4_k.bin and of q6_k.bin with q8_k.bin per super-block, then over the whole row).
 #pragma once
 
 #include "ggml_kquants.h"
 #include "golden.h"
-#include "q4_k_q8_k.h"
+#include "kquants_q8_k.h"
 
 #include <filesystem>
 #include <string>
@@ -45,28 +45,41 @@ KQuantDiffs kquant_golden_diffs(const std::string& dir, const char* format, cons
     return d;
 }
 
-// Q8_K of one case: bytes of our quantizer against ggml's, and our CPU dot products of ggml's own
-// Q4_K and Q8_K blocks against the ones ggml computed (per super-block, then the whole row).
+// ggml's dot products of one weight format with the case's Q8_K blocks, against ours of the same
+// blocks: per super-block, then over the whole row (floats that differ; SIZE_MAX: a file missing).
+template <class Block>
+size_t q8_k_dot_diffs(const std::string& dir, const char* format, const std::vector<uint8_t>& q8, int64_t n,
+                      float (*dot)(const Block*, const block_q8_K*, int64_t)) {
+    const int64_t blocks = n / QK_K;
+    std::vector<uint8_t> weights, want;
+    if (!read_file(dir + "/" + format + ".bin", weights) || !read_file(dir + "/dot_" + format + "_q8_k.f32", want) ||
+        weights.size() != (size_t)blocks * sizeof(Block) || want.size() != (size_t)(blocks + 1) * sizeof(float))
+        return SIZE_MAX;
+    const auto* w = reinterpret_cast<const Block*>(weights.data());
+    const auto* a = reinterpret_cast<const block_q8_K*>(q8.data());
+    std::vector<float> dots;
+    for (int64_t b = 0; b < blocks; ++b) dots.push_back(dot(w + b, a + b, QK_K));
+    dots.push_back(dot(w, a, n));
+    return count_float_diffs(dots, bytes_as<float>(want));
+}
+
+// Q8_K of one case: bytes of our quantizer against ggml's (in .bytes), and our CPU dot products of
+// ggml's own Q4_K and Q6_K blocks with its Q8_K blocks against the ones ggml computed (in .floats).
 inline KQuantDiffs q8_k_golden_diffs(const std::string& dir, const std::vector<float>& x) {
     KQuantDiffs d;
-    const int64_t n = (int64_t)x.size(), blocks = n / QK_K;
-    std::vector<uint8_t> want, q4, want_dots;
-    if (!read_file(dir + "/q8_k.bin", want) || !read_file(dir + "/q4_k.bin", q4) || !read_file(dir + "/dot_q4_k_q8_k.f32", want_dots) ||
-        want.size() != (size_t)blocks * sizeof(block_q8_K) || q4.size() != (size_t)blocks * sizeof(block_q4_K) ||
-        want_dots.size() != (size_t)(blocks + 1) * sizeof(float)) {
+    const int64_t n = (int64_t)x.size();
+    std::vector<uint8_t> want;
+    if (!read_file(dir + "/q8_k.bin", want) || want.size() != (size_t)(n / QK_K) * sizeof(block_q8_K)) {
         d.bytes = d.floats = SIZE_MAX;
         return d;
     }
-    std::vector<block_q8_K> ours((size_t)blocks);
+    std::vector<block_q8_K> ours((size_t)(n / QK_K));
     quantize_row_q8_K_ref(x.data(), ours.data(), n);
     const uint8_t* got = reinterpret_cast<const uint8_t*>(ours.data());
     for (size_t i = 0; i < want.size(); ++i) d.bytes += got[i] != want[i];
-    const auto* w = reinterpret_cast<const block_q4_K*>(q4.data());
-    const auto* a = reinterpret_cast<const block_q8_K*>(want.data());
-    std::vector<float> dots;
-    for (int64_t b = 0; b < blocks; ++b) dots.push_back(vec_dot_q4_K_q8_K(w + b, a + b, QK_K));
-    dots.push_back(vec_dot_q4_K_q8_K(w, a, n));
-    d.floats = count_float_diffs(dots, bytes_as<float>(want_dots));
+    const size_t q4 = q8_k_dot_diffs<block_q4_K>(dir, "q4_k", want, n, vec_dot_q4_K_q8_K);
+    const size_t q6 = q8_k_dot_diffs<block_q6_K>(dir, "q6_k", want, n, vec_dot_q6_K_q8_K);
+    d.floats = q4 == SIZE_MAX || q6 == SIZE_MAX ? SIZE_MAX : q4 + q6;
     return d;
 }
 
@@ -78,7 +91,7 @@ inline std::vector<std::string> kquant_case_dirs(const std::string& root) { retu
 inline bool check_kquant_golden(const std::string& root, size_t* cases_checked = nullptr) {
     const std::vector<std::string> dirs = kquant_case_dirs(root);
     std::printf("  %-20s %10s %12s %10s %12s %10s %14s\n", "case", "q4_k bytes", "deq q4_k", "q6_k bytes", "deq q6_k", "q8_k bytes",
-                "dot q4_k·q8_k");
+                "dots ·q8_k");
     bool all = true;
     for (const auto& dir : dirs) {
         std::vector<uint8_t> raw;

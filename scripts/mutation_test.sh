@@ -44,7 +44,8 @@ tiled_store_guard|common/tile_store.cuh|s/if \(m >= M\) return;//|step4_w4a8|^st
 tiled_weight_zero_fill|step4_w4a8/kernels/05_dp4a_tiled.cuh|s/const bool in = n0 \+ row < p.N && b0 \+ b < nblocks;/const bool in = b0 + b < nblocks;/|step4_w4a8|^step4_memcheck|gpu
 dp4a_skip_last_block|step4_w4a8/kernels/03_dp4a.cuh|s/for \(int b = 0; b < nblocks; \+\+b\)/for (int b = 0; b < nblocks - 1; ++b)/|step4_w4a8|^step4_shape_37x4100x4128$|gpu
 q8_k_scale_sign|common/ggml_kquants.h|s/const float iscale = -127.f \/ max;/const float iscale = 127.f \/ max;/|test_kquants|^test_kquants$|cpu
-q4_k_q8_k_lane_order|common/q4_k_q8_k.h|s/for \(int l = 0; l < 8; \+\+l\) total \+= lanes\[l\];/for (int l = 7; l >= 0; --l) total += lanes[l];/|test_kquants|^test_kquants$|cpu
+q4_k_q8_k_lane_order|common/kquants_q8_k.h|s/for \(int l = 0; l < 8; \+\+l\) total \+= lanes\[l\];/for (int l = 7; l >= 0; --l) total += lanes[l];/|test_kquants|^test_kquants$|cpu
+q6_k_q8_k_scale_index|common/kquants_q8_k.h|s/x\[b\]\.scales\[i \/ 16\] \* q6_k_code\(x\[b\], i\) \* y/x[b].scales[i \/ 32] * q6_k_code(x[b], i) * y/|test_kquants|^test_kquants$|cpu
 q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[j]) >= amax)/|step2_quant|^step2_golden_cpu$|cpu
 mma_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step3_w4a16|^step3_memcheck|gpu
 mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step3_w4a16|^step3_shape_37x100x4224$|gpu

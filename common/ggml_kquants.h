@@ -242,6 +242,13 @@ inline void quantize_row_q4_K_ref(const float* x, block_q4_K* y, int64_t k) {
     }
 }
 
+// The code of value i (0..255) of a Q4_K super-block: value i sits in the 32-byte run i / 64, low
+// nibble for i % 64 < 32, high nibble otherwise (sub-block j = i / 32: low for even j).
+inline int q4_k_code(const block_q4_K& w, int i) {
+    const uint8_t byte = w.qs[(i / 64) * 32 + i % 32];
+    return (i % 64) < 32 ? byte & 0xF : byte >> 4;
+}
+
 inline void dequantize_row_q4_K(const block_q4_K* x, float* y, int64_t k) {
     for (int64_t b = 0; b < k / QK_K; ++b) {
         const float d = fp16_to_fp32(x[b].d), dmin = fp16_to_fp32(x[b].dmin);
@@ -249,8 +256,7 @@ inline void dequantize_row_q4_K(const block_q4_K* x, float* y, int64_t k) {
             int sc, m;
             kquants::q4_k_scale_min(j, x[b].scales, sc, m);
             const float scale = d * sc, min = dmin * m;
-            const uint8_t* q = x[b].qs + (j / 2) * 32;
-            for (int l = 0; l < 32; ++l) *y++ = scale * ((j % 2 == 0) ? (q[l] & 0xF) : (q[l] >> 4)) - min;
+            for (int i = 32 * j; i < 32 * j + 32; ++i) *y++ = scale * q4_k_code(x[b], i) - min;
         }
     }
 }

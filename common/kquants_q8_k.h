@@ -24,13 +24,6 @@
 
 #include <cstdint>
 
-// The code of value i (0..255) of a Q4_K super-block: value i sits in the 32-byte run i / 64, low
-// nibble for i % 64 < 32, high nibble otherwise.
-inline int q4_k_code(const block_q4_K& w, int i) {
-    const uint8_t byte = w.qs[(i / 64) * 32 + i % 32];
-    return (i % 64) < 32 ? byte & 0xF : byte >> 4;
-}
-
 // n values (whole super-blocks) of Q4_K weights x and Q8_K activations y, in ggml's CPU arithmetic.
 inline float vec_dot_q4_K_q8_K(const block_q4_K* x, const block_q8_K* y, int64_t n) {
     float lanes[8] = {};

@@ -18,12 +18,10 @@
 #include <cmath>
 #include <cstdint>
 
-// Σ q·q_a over sub-block j of a Q4_K super-block: its codes are nibbles of the 32-byte run j / 2,
-// the low ones for even j, the high ones for odd j (ggml_kquants.h).
+// Σ q·q_a over sub-block j of a Q4_K super-block (values 32j..32j+31, q4_k_code in ggml_kquants.h).
 inline int q4_k_subblock_sumi(const block_q4_K& w, int j, const int8_t* q_a) {
-    const uint8_t* run = w.qs + (j / 2) * 32;
     int sumi = 0;
-    for (int l = 0; l < 32; ++l) sumi += ((j % 2 == 0) ? (run[l] & 0xF) : (run[l] >> 4)) * q_a[l];
+    for (int l = 0; l < 32; ++l) sumi += q4_k_code(w, 32 * j + l) * q_a[l];
     return sumi;
 }
 

@@ -131,11 +131,11 @@ fragment_figure_drift|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\)
 chapters_left_stale|scripts/update_readme_results.py|s/root.glob\("\*\*\/\*.md"\)/root.glob("**\/README.md")/|test_common|^readme_updater_refuses_bad_logs$|cpu
 snippet_stale|common/q4_0_q8_1.h|s/-mul_rn\(8.0f, s\)/mul_rn(8.0f, s)/|test_common|^readme_snippets_current$|cpu
 q4_k_scale_min_high_bits_swapped|common/ggml_kquants.h|s/scale = \(packed\[j \+ 4\] & 0xF\) \x7c \(\(packed\[j - 4\] >> 6\) << 4\);\n(\s+)min = \(packed\[j \+ 4\] >> 4\) \x7c \(\(packed\[j\] >> 6\) << 4\);/scale = (packed[j + 4] \& 0xF) \x7c ((packed[j] >> 6) << 4);\n$1min = (packed[j + 4] >> 4) \x7c ((packed[j - 4] >> 6) << 4);/|test_kquants|^test_kquants$|cpu
-q4_k_min_sign|common/ggml_kquants.h|s/\(q\[l\] >> 4\)\) - min;/(q[l] >> 4)) + min;/|test_kquants|^test_kquants$|cpu
+q4_k_min_sign|common/ggml_kquants.h|s/\*y\+\+ = scale \* q4_k_code\(x\[b\], i\) - min;/*y++ = scale * q4_k_code(x[b], i) + min;/|test_kquants|^test_kquants$|cpu
 q4_k_next_subblock_scale|common/ggml_kquants.h|s/kquants::q4_k_scale_min\(j, x\[b\].scales, sc, m\);/kquants::q4_k_scale_min((j + 1) % 8, x[b].scales, sc, m);/|test_kquants|^test_kquants$|cpu
 q6_k_last_superblock_dropped|common/ggml_kquants.h|s/int8_t codes\[QK_K\];\n/int8_t codes[QK_K];\n        if (b == k \/ QK_K - 1) break;\n/|test_kquants|^test_kquants$|cpu
 q4_k_q8_1_min_sign|common/q4_k_q8_1.h|s/ - dmin \* m \* fp16_to_fp32\(aj.s\);/ + dmin * m * fp16_to_fp32(aj.s);/|test_kquants|^test_kquants$|cpu
-q4_k_subblock_nibble_half|common/q4_k_q8_1.h|s/\(j % 2 == 0\) \? \(run\[l\] & 0xF\) : \(run\[l\] >> 4\)/(j % 2 == 0) ? (run[l] >> 4) : (run[l] \& 0xF)/|test_kquants|^test_kquants$|cpu
+q4_k_subblock_nibble_half|common/ggml_kquants.h|s/return \(i % 64\) < 32 \? byte & 0xF : byte >> 4;/return (i % 64) < 32 ? byte >> 4 : byte \& 0xF;/|test_kquants|^test_kquants$|cpu
 noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_common|^update_targets_fills_readmes$|cpu
 repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
 repeats_failure_outvoted|scripts/results_csv.py|s/row = next\(\(r for r in bad if r\["status"\] != "PASS"\), bad\[0\]\)/row = next((r for r in runs if r not in bad), bad[0])/|test_common|^update_targets_fills_readmes$|cpu

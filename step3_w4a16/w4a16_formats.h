@@ -270,10 +270,8 @@ inline std::vector<uint32_t> order_by_row_block(const std::vector<uint32_t>& src
     return dst;
 }
 inline G128MmaLayout order_g128_by_row_block(const G128MmaLayout& m) {
-    G128MmaLayout r = m;
-    r.words = order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunkK, kWordsPerPiece);
-    r.scales = order_by_row_block(m.scales, m.row_tiles, m.K / kGroupSize, kScaleWordsPerPiece);
-    return r;
+    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunkK, kWordsPerPiece),
+            order_by_row_block(m.scales, m.row_tiles, m.K / kGroupSize, kScaleWordsPerPiece)};
 }
 
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV, kernels/06_gemv_mma.cuh): the

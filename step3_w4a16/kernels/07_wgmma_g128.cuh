@@ -53,6 +53,9 @@ constexpr int kThreads = 32 * (kMathWarps + 1);
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
 static_assert(kGroupSize == 2 * kBK, "a group of 128 is two stages: stage kt uses group kt / 2");
 static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of the stream it copies");
+constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
+constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's group: 8 lanes' (s, 1024 + z) pairs (64 bytes)
+constexpr int kNarrowTokens = 64, kWideTokens = 128;       // the two token tiles (the N of wgmma)
 
 // TOKENS: the CTA's tokens, the N of wgmma (64 or 128). OVERLAP: a warpgroup dequantizes stage
 // kt + 1 while its wgmmas on stage kt run (two sets of A registers), instead of waiting first.
@@ -61,13 +64,13 @@ struct Config {
     static constexpr int kBM = TOKENS, kStages = STAGES;
     static constexpr bool kOverlap = OVERLAP;
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
-    static constexpr int kWeightBytes = kRowTiles * 512;     // a 16x64 tile in fragment order
-    static constexpr int kScaleBytes = kRowTiles * 64;       // a tile's group: 8 lanes' (s, 1024 + z) pairs
+    static constexpr int kWeightBytes = kRowTiles * kPieceBytes;
+    static constexpr int kScaleBytes = kRowTiles * kScalePieceBytes;
     static constexpr int kStageTxBytes = kActBytes + kWeightBytes + kScaleBytes;
     static constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
     static constexpr int kAccPerThread = TOKENS / 2;         // 64 rows x TOKENS over 128 threads
-    static_assert(TOKENS == 64 || TOKENS == 128, "the wgmma shapes common/wgmma.cuh wraps");
+    static_assert(TOKENS == kNarrowTokens || TOKENS == kWideTokens, "the wgmma shapes common/wgmma.cuh wraps");
     static_assert(TOKENS <= 256, "a TMA box has at most 256 rows");
     static_assert(kActBytes % 1024 == 0, "the weights and scales follow the box, 16-byte aligned");
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
@@ -76,7 +79,7 @@ struct Config {
 
 template <class C>
 __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const uint32_t (&a)[4], uint64_t desc) {
-    if constexpr (C::kBM == 128) wgmma_m64n128k16_f16_rs(acc, a, desc);
+    if constexpr (C::kBM == kWideTokens) wgmma_m64n128k16_f16_rs(acc, a, desc);
     else wgmma_m64n64k16_f16_rs(acc, a, desc);
 }
 
@@ -84,8 +87,8 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const
 // 16-byte piece of the stage with the (s, 1024 + z) pair of its rows g and g + 8 (as in 04).
 __device__ __forceinline__ void dequantize_stage(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
     const int lane = threadIdx.x % 32;
-    const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * 512 + lane * 16);
-    const uint2 sz = *reinterpret_cast<const uint2*>(scales + tile * 64 + (lane / 4) * 8);
+    const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
+    const uint2 sz = *reinterpret_cast<const uint2*>(scales + tile * kScalePieceBytes + (lane / 4) * 8);
     const __half2 s = bits_half2(sz.x), z = bits_half2(sz.y);
     const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z), z_hi = __high2half2(z);
     const uint32_t words[4] = {w.x, w.y, w.z, w.w};
@@ -201,18 +204,18 @@ constexpr ArchNeed kWgmmaArch{90, true};
 
 inline std::string w4a16_wgmma_g128_why_not(const GemmCase& c, const Gpu&) {
     if (c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    return grid_limit_reason('y', ceil_div(c.M, (int64_t)64));
+    return grid_limit_reason('y', ceil_div(c.M, (int64_t)wgmma_g128::kNarrowTokens));
 }
 
 namespace wgmma_g128 {
 // 128 tokens per CTA when that still gives nearly every SM a CTA, else 64 (stages: as many as
 // fit a 227 KB SM with room to spare).
 template <bool OVERLAP>
-using Tokens128 = Config<128, 6, OVERLAP>;
+using Tokens128 = Config<kWideTokens, 6, OVERLAP>;
 template <bool OVERLAP>
-using Tokens64 = Config<64, 8, OVERLAP>;
+using Tokens64 = Config<kNarrowTokens, 8, OVERLAP>;
 inline bool wide_tile(int64_t M, int64_t N, int sms) {
-    return ceil_div(N, (int64_t)kRowTiles * kMmaRows) * ceil_div(M, (int64_t)128) >= sms * 9 / 10;
+    return ceil_div(N, (int64_t)kRowTiles * kMmaRows) * ceil_div(M, (int64_t)kWideTokens) >= sms * 9 / 10;
 }
 
 template <class C>

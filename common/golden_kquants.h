@@ -24,6 +24,18 @@ struct KQuantDiffs {
     bool pass() const { return bytes == 0 && floats == 0; }
 };
 
+// The bytes of our quantizer's blocks for x that differ from ggml's blocks `want` (the same size).
+template <class Block>
+size_t quantized_byte_diffs(const std::vector<float>& x, void (*quantize)(const float*, Block*, int64_t),
+                            const std::vector<uint8_t>& want) {
+    std::vector<Block> ours(x.size() / QK_K);
+    quantize(x.data(), ours.data(), (int64_t)x.size());
+    const uint8_t* got = reinterpret_cast<const uint8_t*>(ours.data());
+    size_t diffs = 0;
+    for (size_t i = 0; i < want.size(); ++i) diffs += got[i] != want[i];
+    return diffs;
+}
+
 template <class Block>
 KQuantDiffs kquant_golden_diffs(const std::string& dir, const char* format, const std::vector<float>& x,
                                 void (*quantize)(const float*, Block*, int64_t), void (*dequantize)(const Block*, float*, int64_t)) {
@@ -35,10 +47,7 @@ KQuantDiffs kquant_golden_diffs(const std::string& dir, const char* format, cons
         d.bytes = d.floats = SIZE_MAX;
         return d;
     }
-    std::vector<Block> ours((size_t)(n / QK_K));
-    quantize(x.data(), ours.data(), n);
-    const uint8_t* got = reinterpret_cast<const uint8_t*>(ours.data());
-    for (size_t i = 0; i < want.size(); ++i) d.bytes += got[i] != want[i];
+    d.bytes = quantized_byte_diffs(x, quantize, want);
     std::vector<float> deq((size_t)n);
     dequantize(reinterpret_cast<const Block*>(want.data()), deq.data(), n);  // ggml's blocks, our dequantizer
     d.floats = count_float_diffs(deq, bytes_as<float>(want_deq));
@@ -73,10 +82,7 @@ inline KQuantDiffs q8_k_golden_diffs(const std::string& dir, const std::vector<f
         d.bytes = d.floats = SIZE_MAX;
         return d;
     }
-    std::vector<block_q8_K> ours((size_t)(n / QK_K));
-    quantize_row_q8_K_ref(x.data(), ours.data(), n);
-    const uint8_t* got = reinterpret_cast<const uint8_t*>(ours.data());
-    for (size_t i = 0; i < want.size(); ++i) d.bytes += got[i] != want[i];
+    d.bytes = quantized_byte_diffs(x, quantize_row_q8_K_ref, want);
     const size_t q4 = q8_k_dot_diffs<block_q4_K>(dir, "q4_k", want, n, vec_dot_q4_K_q8_K);
     const size_t q6 = q8_k_dot_diffs<block_q6_K>(dir, "q6_k", want, n, vec_dot_q6_K_q8_K);
     d.floats = q4 == SIZE_MAX || q6 == SIZE_MAX ? SIZE_MAX : q4 + q6;

@@ -4,11 +4,8 @@
 # with exit 77 and exactly one line, and write nothing.
 set -u
 src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin"
-printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$work/bin/nvidia-smi"
-chmod +x "$work/bin/nvidia-smi"
+# shellcheck source=no_gpu.sh
+source "$(dirname "$0")/no_gpu.sh"
 out=$(PATH="$work/bin:$PATH" RESULTS_DIR="$work/results" bash "$src/scripts/bench_all.sh" 2>&1)
 rc=$?
 failures=0

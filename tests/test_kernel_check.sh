@@ -5,11 +5,8 @@
 # and one line, and writes nothing.
 set -u
 src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/bin"
-printf '#!/bin/sh\necho "NVIDIA-SMI has failed" >&2\nexit 9\n' >"$work/bin/nvidia-smi"
-chmod +x "$work/bin/nvidia-smi"
+# shellcheck source=no_gpu.sh
+source "$(dirname "$0")/no_gpu.sh"
 failures=0
 expect() {  # expect CODE WORDS-IN-THE-LINE -- ARGS...
   local code=$1 words=$2

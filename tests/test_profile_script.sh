@@ -7,8 +7,8 @@
 # program's own output is not taken for the kernel's line.
 set -u
 src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# shellcheck source=no_gpu.sh
+source "$(dirname "$0")/no_gpu.sh"
 failures=0
 check() {  # check EXPECTED_RC EXPECTED_TEXT WHAT COMMAND...
   local want=$1 text=$2 what=$3
@@ -24,10 +24,8 @@ check() {  # check EXPECTED_RC EXPECTED_TEXT WHAT COMMAND...
 }
 check 2 "usage:" "no arguments" bash "$src/scripts/profile.sh"
 check 77 "Nsight Compute not found" "no ncu" env NCU="$work/no-ncu" bash "$src/scripts/profile.sh" step3_w4a16 mma_g128
-mkdir -p "$work/bin"
-printf '#!/bin/sh\nexit 9\n' >"$work/bin/nvidia-smi"
 printf '#!/bin/sh\necho fake ncu\n' >"$work/bin/ncu"
-chmod +x "$work/bin/nvidia-smi" "$work/bin/ncu"
+chmod +x "$work/bin/ncu"
 check 77 "no GPU visible" "no GPU" env PATH="$work/bin:$PATH" NCU="$work/bin/ncu" bash "$src/scripts/profile.sh" step3_w4a16 mma_g128
 
 # The summary, in a scratch tree: the script, a fake program, a fake GPU, a fake ncu.

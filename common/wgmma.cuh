@@ -66,6 +66,46 @@ __device__ __forceinline__ uint64_t smem_desc_sw128(const void* tile, int k_step
     return (uint64_t)((start & 0x3FFFF) >> 4) | (uint64_t)1 << 16 | (uint64_t)(1024 >> 4) << 32 | (uint64_t)1 << 62;
 }
 
+// D[64 x 8] += A[64 x 16] (registers) x B[16 x 8] (shared memory, described by b_desc); fp16 in, FP32 sums.
+__device__ __forceinline__ void wgmma_m64n8k16_f16_rs(float (&d)[4], const uint32_t (&a)[4], uint64_t b_desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n\t.reg .pred accumulate;\n\tsetp.ne.b32 accumulate, 1, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {"
+        "%0, %1, %2, %3"
+        "}, {%4, %5, %6, %7}, %8, accumulate, 1, 1, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc));
+#endif
+}
+
+// D[64 x 16] += A[64 x 16] (registers) x B[16 x 16] (shared memory, described by b_desc); fp16 in, FP32 sums.
+__device__ __forceinline__ void wgmma_m64n16k16_f16_rs(float (&d)[8], const uint32_t (&a)[4], uint64_t b_desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n\t.reg .pred accumulate;\n\tsetp.ne.b32 accumulate, 1, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7"
+        "}, {%8, %9, %10, %11}, %12, accumulate, 1, 1, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc));
+#endif
+}
+
+// D[64 x 32] += A[64 x 16] (registers) x B[16 x 32] (shared memory, described by b_desc); fp16 in, FP32 sums.
+__device__ __forceinline__ void wgmma_m64n32k16_f16_rs(float (&d)[16], const uint32_t (&a)[4], uint64_t b_desc) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile(
+        "{\n\t.reg .pred accumulate;\n\tsetp.ne.b32 accumulate, 1, 0;\n\t"
+        "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15"
+        "}, {%16, %17, %18, %19}, %20, accumulate, 1, 1, 0;\n\t}"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+          "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc));
+#endif
+}
+
 // D[64 x 64] += A[64 x 16] (registers) x B[16 x 64] (shared memory, described by b_desc); fp16 in, FP32 sums.
 __device__ __forceinline__ void wgmma_m64n64k16_f16_rs(float (&d)[32], const uint32_t (&a)[4], uint64_t b_desc) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)

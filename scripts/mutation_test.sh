@@ -10,6 +10,8 @@
 # usage: scripts/mutation_test.sh [NAME...]      (default: all; GPU mutations skip without a GPU)
 #        scripts/mutation_test.sh --check         (no build: every substitution still applies to its file)
 # env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
+#        MUTATION_TEST_TIMEOUT  seconds a mutated test may run (default 900; a bug in a pipeline's
+#                    barriers can hang a kernel, and a timeout counts as a failure, so as a catch)
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -53,9 +55,14 @@ mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(wo
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/nibbles_to_half2\(words\[ks\] >> 4, z_hi\)/nibbles_to_half2(words[ks] >> 4, z_lo)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z - first\) \{\}/gridDim.z - first - 1) {}/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
+wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
+wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/row_blocks = ceil_div\(ceil_div\(p.N, kMmaRows\), kRowTiles\)/row_blocks = ceil_div(p.N, kMmaRows) \/ kRowTiles/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
+wgmma_producer_phase|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\(j \/ C::kStages - 1\) & 1/(j \/ C::kStages) \& 1/|step3_w4a16|^step3_wgmma_shape_513x4100x4224$|gpu
 wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
-auto_g128_threshold|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxMmaSyncTokens = 64/kMaxMmaSyncTokens = 32/|test_w4a16_cpu|^step3_cpu|cpu
+wgmma_token_tile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(M > kMaxTokens\) return kMaxTokens;/if (M > kMaxTokens \/ 2) return kMaxTokens;/|test_w4a16_cpu|^step3_cpu|cpu
+auto_g128_threshold|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxMmaSyncTokens = 16/kMaxMmaSyncTokens = 32/|test_w4a16_cpu|^step3_cpu|cpu
 mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j & 1) + h};/|test_w4a16_cpu|^step3_cpu|cpu
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
@@ -197,7 +204,7 @@ while IFS='|' read -r name file subst target tests need; do
   if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
     results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1))
   else
-    (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/test.log" 2>&1
+    (cd "$scratch/build" && ctest -R "$tests" --timeout "${MUTATION_TEST_TIMEOUT:-900}" --output-on-failure) >"$scratch/test.log" 2>&1
     now_failing=$(comm -23 <(tr ' ' '\n' <<<"${baseline[$key]}" | sort) <(ok_tests "$scratch/test.log") | paste -sd, -)
     if [ -n "$now_failing" ]; then
       results+=("caught  $name by $now_failing"); caught=$((caught + 1))

@@ -225,12 +225,16 @@ static void test_entry_point_choice() {
     EXPECT(picks(1, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(4, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(5, 4096, h200) == "mma_g128");
-    EXPECT(picks(64, 4096, h200) == "mma_g128");
-    EXPECT(picks(65, 4096, h200) == "wgmma_g128");
+    EXPECT(picks(16, 4096, h200) == "mma_g128");
+    EXPECT(picks(17, 4096, h200) == "wgmma_g128");
     EXPECT(picks(512, 14336, h200) == "wgmma_g128");
     EXPECT(picks(512, 4096, sm90_build) == "mma_g128");
     EXPECT(picks(512, 4096, a100) == "mma_g128");
     EXPECT(picks(1, 4096, a100) == "gemv_mma_g128");
+    // rung 07's token tile: the smallest of 8..64 that holds M, two 64-token tiles up to M = 128
+    using wgmma_g128::token_tile;
+    EXPECT(token_tile(1) == 8 && token_tile(8) == 8 && token_tile(9) == 16 && token_tile(33) == 64);
+    EXPECT(token_tile(65) == 64 && token_tile(128) == 64 && token_tile(129) == 128 && token_tile(4096) == 128);
 }
 
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV): every nibble where the model

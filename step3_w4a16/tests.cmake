@@ -35,6 +35,16 @@ add_gpu_shape_tests(step3 step3_w4a16
   5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128)
+# The Hopper rung at the sizes issue 28 names (N = 4100: a ragged last row block; K = 4224: 66
+# K-tiles, which the splits share unevenly): token tiles of 8, 16, 64 and 128, K split 8 ways
+# (M <= 16), 4 ways (M = 37) and 2 ways (M = 129 and 513: 66 and 165 tiles of 128 tokens).
+add_gpu_shape_tests(step3_wgmma step3_w4a16
+  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  16x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  37x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  129x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  513x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
@@ -43,11 +53,14 @@ endforeach()
 # mma_g128: every tile shape, every class of ragged last token tile (tests/ragged_tile_shapes.cu);
 # N = 4100 lets M > 128 take the large tile.
 add_ragged_tile_test(step3_memcheck_ragged_tiles_mma_g128 memcheck step3 step3_w4a16 mma_g128 4100 256)
-# wgmma_g128: a ragged last token tile and row tile on each of its two tile widths (N = 8200
-# gives M = 200 the 128-token tile), under all three checkers (the TMA and mbarrier pipeline).
+# wgmma_g128 under all three checkers (the TMA and mbarrier pipeline, the cluster's sums): a ragged
+# last token tile and row tile with 128 tokens and no split (200x8200x640: 130 tiles), with 64
+# tokens and K split 8 ways unevenly (37x100x4224), and 16 tokens split 8 ways, each split's 16
+# K-tiles going round a ring of 8 stages twice (16x100x8192).
 foreach(tool memcheck racecheck synccheck)
   add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_g128_overlap)
   add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_g128_overlap)
+  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_g128_overlap)
 endforeach()
 add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)

@@ -22,14 +22,24 @@
 // Improves: the tensor cores work while the warps dequantize (the two warpgroups interleave, and
 // in the Overlap variant a warpgroup dequantizes its next stage while its own products run); no
 // __syncthreads, no per-thread copy instructions, no ldmatrix.
+// Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (the smallest that holds M, so a
+// decoding step does not multiply 120 tokens of zeros), and each CTA computes 128 weight rows.
+// At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
+// GPU of 132 SMs (the first version of this rung did, and took the same 21 µs at M = 1 as at
+// M = 256). So the CTAs of a cluster split K: CTA z of S multiplies K-tiles
+// [z·T/S, (z+1)·T/S), writes its FP32 accumulators to its own shared memory, and after a cluster
+// barrier each CTA adds one S-th of the tile's values over all S CTAs, through distributed shared
+// memory (common/cluster.cuh), in rank order (the same sum on every run), and stores it. S (1 to
+// 8) is chosen on the host from the GPU's own count of clusters that fit at once (the occupancy
+// API): the fewest waves of the longest work per CTA.
 // Limit: the two warpgroups wait for the same stage, dequantize, multiply and wait in step, so
-// the tensor pipe idles while both dequantize (about two thirds busy at M = 512). One CTA per SM
-// and a 128 x 128 tile: at N = 4096 and M = 512 that is 128 CTAs, one wave; at M <= 256 only 64 or
-// 128 CTAs each walk all of K (split-K or a persistent stream-K schedule would share it), and
-// larger N or M leave a partial last wave. Every CTA reads its tokens' activations from L2 for
-// each 128 weight rows (a cluster sharing them through TMA multicast would halve that).
+// the tensor pipe idles while both dequantize (about two thirds busy at M = 512). One CTA of
+// 128 tokens per SM and a 128 x 128 tile: at N = 4096 and M = 512 that is 128 CTAs, one wave.
+// Every CTA reads its tokens' activations from L2 for each 128 weight rows (a cluster sharing
+// them through TMA multicast would halve that).
 #pragma once
 
+#include "../../common/cluster.cuh"
 #include "../../common/errors.cuh"
 #include "../../common/gemm_case.h"
 #include "../../common/gpu.cuh"
@@ -55,9 +65,11 @@ static_assert(kGroupSize == 2 * kBK, "a group of 128 is two stages: stage kt use
 static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of the stream it copies");
 constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
 constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's group: 8 lanes' (s, 1024 + z) pairs (64 bytes)
-constexpr int kNarrowTokens = 64, kWideTokens = 128;       // the two token tiles (the N of wgmma)
+constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (the N of wgmma): 8, 16, 32, 64, 128
+constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
+constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
 
-// TOKENS: the CTA's tokens, the N of wgmma (64 or 128). OVERLAP: a warpgroup dequantizes stage
+// TOKENS: the CTA's tokens, the N of wgmma (8 to 128). OVERLAP: a warpgroup dequantizes stage
 // kt + 1 while its wgmmas on stage kt run (two sets of A registers), instead of waiting first.
 template <int TOKENS, int STAGES, bool OVERLAP>
 struct Config {
@@ -70,7 +82,10 @@ struct Config {
     static constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
     static constexpr int kAccPerThread = TOKENS / 2;         // 64 rows x TOKENS over 128 threads
-    static_assert(TOKENS == kNarrowTokens || TOKENS == kWideTokens, "the wgmma shapes common/wgmma.cuh wraps");
+    static constexpr int kScratchBytes = 32 * kMathWarps * kAccPerThread * 4;  // the accumulators, for split K
+    static_assert(TOKENS == 8 || TOKENS == 16 || TOKENS == 32 || TOKENS == 64 || TOKENS == 128,
+                  "the wgmma shapes common/wgmma.cuh wraps");
+    static_assert(kScratchBytes <= STAGES * kStageStride, "split K sums through the stage buffers");
     static_assert(TOKENS <= 256, "a TMA box has at most 256 rows");
     static_assert(kActBytes % 1024 == 0, "the weights and scales follow the box, 16-byte aligned");
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
@@ -79,8 +94,11 @@ struct Config {
 
 template <class C>
 __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const uint32_t (&a)[4], uint64_t desc) {
-    if constexpr (C::kBM == kWideTokens) wgmma_m64n128k16_f16_rs(acc, a, desc);
-    else wgmma_m64n64k16_f16_rs(acc, a, desc);
+    if constexpr (C::kBM == 128) wgmma_m64n128k16_f16_rs(acc, a, desc);
+    else if constexpr (C::kBM == 64) wgmma_m64n64k16_f16_rs(acc, a, desc);
+    else if constexpr (C::kBM == 32) wgmma_m64n32k16_f16_rs(acc, a, desc);
+    else if constexpr (C::kBM == 16) wgmma_m64n16k16_f16_rs(acc, a, desc);
+    else wgmma_m64n8k16_f16_rs(acc, a, desc);
 }
 
 // A math warp's A fragments for one stage: 4 K-steps x 4 registers, dequantized from its tile's
@@ -113,24 +131,115 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[C::kAccPerThread], c
     wgmma_commit();
 }
 
+// The K-tiles this CTA multiplies: split blockIdx.z of gridDim.z (the cluster) takes
+// [z·T/S, (z+1)·T/S) of the T tiles of K.
+struct KTiles {
+    int first, count;
+    __device__ explicit KTiles(int k_tiles)
+        : first(blockIdx.z * k_tiles / gridDim.z), count((blockIdx.z + 1) * k_tiles / gridDim.z - first) {}
+};
+
 // The copy warp's lane 0: for every stage, once its buffer is free, three requests counted on the
 // stage's full barrier: the activation box (TMA), the row block's weights and its scales (bulk
-// copies of the row-block stream, w4a16_formats.h).
+// copies of the row-block stream, w4a16_formats.h). The j-th K-tile of the split uses stage
+// j % kStages; its buffer is free once the math threads released the K-tile kStages before it.
 template <class C>
 __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint8_t* smem, uint64_t* full, uint64_t* empty,
-                            int m0) {
+                            int m0, KTiles mine) {
     const int k_tiles = p.K / kBK, groups = p.K / kGroupSize;
     const uint8_t* words = reinterpret_cast<const uint8_t*>(p.block_words) + (size_t)blockIdx.x * k_tiles * C::kWeightBytes;
     const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.block_scales) + (size_t)blockIdx.x * groups * C::kScaleBytes;
-    for (int kt = 0; kt < k_tiles; ++kt) {
-        const int s = kt % C::kStages;
+    for (int j = 0; j < mine.count; ++j) {
+        const int kt = mine.first + j, s = j % C::kStages;
         uint8_t* stage = smem + s * C::kStageStride;
-        if (kt >= C::kStages) wait_barrier(&empty[s], (kt / C::kStages - 1) & 1);
+        if (j >= C::kStages) wait_barrier(&empty[s], (j / C::kStages - 1) & 1);
         arrive_expect_tx(&full[s], C::kStageTxBytes);
         tensor_copy_2d(stage, act_map, kt * kBK, m0, &full[s]);
         bulk_copy(stage + C::kActBytes, words + (size_t)kt * C::kWeightBytes, C::kWeightBytes, &full[s]);
         bulk_copy(stage + C::kActBytes + C::kWeightBytes, scales + (size_t)(kt / 2) * C::kScaleBytes, C::kScaleBytes, &full[s]);
     }
+}
+
+// The main loop of a math warp: for each K-tile of the split, wait for its stage, dequantize the
+// warp's weights, multiply (4 wgmmas) and release the stage.
+template <class C>
+__device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, uint64_t* full, uint64_t* empty, KTiles mine) {
+    const int warp = threadIdx.x / 32;
+    auto stage = [&](int j) { return smem + (j % C::kStages) * C::kStageStride; };
+    auto wait_full = [&](int j) { wait_barrier(&full[j % C::kStages], (j / C::kStages) & 1); };
+    auto release = [&](int j) { arrive(&empty[j % C::kStages]); };  // every thread, after its own reads
+    auto dequantize = [&](uint32_t(&regs)[16], int j) {
+        dequantize_stage(regs, stage(j) + C::kActBytes, stage(j) + C::kActBytes + C::kWeightBytes, warp);
+    };
+    uint32_t a[16];
+    if constexpr (!C::kOverlap) {
+        for (int j = 0; j < mine.count; ++j) {
+            wait_full(j);
+            dequantize(a, j);
+            multiply_stage<C>(acc, a, stage(j));
+            wgmma_wait<0>();
+            keep_registers(acc);
+            release(j);
+        }
+    } else {
+        // Stage j + 1 is dequantized into the other set of registers while stage j's wgmmas run.
+        uint32_t next[16];
+        wait_full(0);
+        dequantize(a, 0);
+        for (int j = 0; j < mine.count; ++j) {
+            multiply_stage<C>(acc, a, stage(j));
+            if (j + 1 < mine.count) {
+                wait_full(j + 1);
+                dequantize(next, j + 1);
+            }
+            wgmma_wait<0>();
+            keep_registers(acc);
+            keep_registers(a);  // the wgmmas read them until here: `next` may not share their registers
+            release(j);
+#pragma unroll
+            for (int i = 0; i < 16; ++i) a[i] = next[i];
+        }
+    }
+}
+
+// Split K, the end: every CTA of the cluster has its partial 128 x kBM tile in registers. Each
+// writes it to its own shared memory (the stage buffers, all read by now), and after a cluster
+// barrier CTA z adds groups [z·G/S, (z+1)·G/S) of every math thread's G groups of 4 accumulators
+// over the S CTAs, in rank order (all S loads first, so that they travel together), and stores
+// them. The second barrier keeps every CTA (and its shared memory) alive until the others have
+// read it. The copy warp (math = false) takes part in the barriers only.
+template <class C>
+__device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread], bool math, uint8_t* smem, const W4A16Args& p,
+                                           int row0, int m0) {
+    constexpr int kMathThreads = 32 * kMathWarps, kGroups = C::kAccPerThread / 4;
+    float4* scratch = reinterpret_cast<float4*>(smem);  // group i of math thread t at i * 256 + t
+    __syncthreads();  // every wgmma and copy of this CTA is done: the stages may be overwritten
+    if (math)
+#pragma unroll
+        for (int i = 0; i < kGroups; ++i)
+            scratch[i * kMathThreads + threadIdx.x] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+    cluster_sync();
+    if (math) {
+        const int splits = gridDim.z, lane = threadIdx.x % 32;
+        float4 part[kMaxSplits];
+        for (int i = blockIdx.z * kGroups / splits; i < (blockIdx.z + 1) * kGroups / splits; ++i) {
+#pragma unroll
+            for (int rank = 0; rank < kMaxSplits; ++rank)
+                if (rank < splits) part[rank] = *in_cluster_rank(&scratch[i * kMathThreads + threadIdx.x], rank);
+            float4 sum = part[0];
+#pragma unroll
+            for (int rank = 1; rank < kMaxSplits; ++rank)
+                if (rank < splits) sum.x += part[rank].x, sum.y += part[rank].y, sum.z += part[rank].z, sum.w += part[rank].w;
+            // group i of the C fragments (store_mma_tiles): 8-token tile i, rows g and g + 8, tokens 2t and 2t + 1
+            const float v[4] = {sum.x, sum.y, sum.z, sum.w};
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+                const int n = row0 + lane / 4 + 8 * (e / 2), m = m0 + 8 * i + 2 * (lane % 4) + e % 2;
+                if (n < p.N && m < p.M) p.c[(size_t)m * p.N + n] = v[e];
+            }
+        }
+    }
+    cluster_sync();
 }
 
 template <class C>
@@ -140,61 +249,29 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, con
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * C::kStageStride);
     uint64_t* empty = full + C::kStages;
     const int warp = threadIdx.x / 32;
-    const int tile0 = blockIdx.x * kRowTiles, m0 = blockIdx.y * C::kBM;
-    const int k_tiles = p.K / kBK;
+    const int row0 = (blockIdx.x * kRowTiles + warp) * kMmaRows, m0 = blockIdx.y * C::kBM;
+    const KTiles mine(p.K / kBK);
+    const bool math = warp < kMathWarps, split = gridDim.z > 1;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps);
         fence_barrier_init();
     }
     __syncthreads();
-    if (warp == kMathWarps) {
-        if (threadIdx.x % 32 == 0) copy_stages<C>(p, &act_map, smem, full, empty, m0);
-        return;
-    }
-
-    auto stage = [&](int kt) { return smem + (kt % C::kStages) * C::kStageStride; };
-    auto wait_full = [&](int kt) { wait_barrier(&full[kt % C::kStages], (kt / C::kStages) & 1); };
-    auto release = [&](int kt) { arrive(&empty[kt % C::kStages]); };  // every thread, after its own reads
-    auto dequantize = [&](uint32_t(&regs)[16], int kt) {
-        dequantize_stage(regs, stage(kt) + C::kActBytes, stage(kt) + C::kActBytes + C::kWeightBytes, warp);
-    };
     float acc[C::kAccPerThread] = {};
-    uint32_t a[16];
-    if constexpr (!C::kOverlap) {
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            wait_full(kt);
-            dequantize(a, kt);
-            multiply_stage<C>(acc, a, stage(kt));
-            wgmma_wait<0>();
-            keep_registers(acc);
-            release(kt);
-        }
+    if (math) {
+        multiply_k_tiles<C>(acc, smem, full, empty, mine);
     } else {
-        // Stage kt + 1 is dequantized into the other set of registers while stage kt's wgmmas run.
-        uint32_t next[16];
-        wait_full(0);
-        dequantize(a, 0);
-        for (int kt = 0; kt < k_tiles; ++kt) {
-            multiply_stage<C>(acc, a, stage(kt));
-            if (kt + 1 < k_tiles) {
-                wait_full(kt + 1);
-                dequantize(next, kt + 1);
-            }
-            wgmma_wait<0>();
-            keep_registers(acc);
-            keep_registers(a);  // the wgmmas read them until here: `next` may not share their registers
-            release(kt);
-#pragma unroll
-            for (int i = 0; i < 16; ++i) a[i] = next[i];
-        }
+        if (threadIdx.x % 32 == 0) copy_stages<C>(p, &act_map, smem, full, empty, m0, mine);
+        __syncwarp();
+        if (!split) return;
     }
-
+    if (split) return sum_over_cluster_and_store<C>(acc, math, smem, p, row0, m0);
     // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats.
     float tiles[1][C::kBM / 8][4];
 #pragma unroll
     for (int i = 0; i < C::kAccPerThread; ++i) tiles[0][i / 4][i % 4] = acc[i];
-    store_mma_tiles(tiles, p.c, p.M, p.N, (tile0 + warp) * kMmaRows, m0);
+    store_mma_tiles(tiles, p.c, p.M, p.N, row0, m0);
 }
 
 }  // namespace wgmma_g128
@@ -204,18 +281,68 @@ constexpr ArchNeed kWgmmaArch{90, true};
 
 inline std::string w4a16_wgmma_g128_why_not(const GemmCase& c, const Gpu&) {
     if (c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
-    return grid_limit_reason('y', ceil_div(c.M, (int64_t)wgmma_g128::kNarrowTokens));
+    return grid_limit_reason('y', ceil_div(c.M, (int64_t)wgmma_g128::kMaxTokens));
 }
 
 namespace wgmma_g128 {
-// 128 tokens per CTA when that still gives nearly every SM a CTA, else 64 (stages: as many as
-// fit a 227 KB SM with room to spare).
-template <bool OVERLAP>
-using Tokens128 = Config<kWideTokens, 6, OVERLAP>;
-template <bool OVERLAP>
-using Tokens64 = Config<kNarrowTokens, 8, OVERLAP>;
-inline bool wide_tile(int64_t M, int64_t N, int sms) {
-    return ceil_div(N, (int64_t)kRowTiles * kMmaRows) * ceil_div(M, (int64_t)kWideTokens) >= sms * 9 / 10;
+// One configuration per token tile (stages: as many as fit a 227 KB SM with room to spare for
+// 128 tokens, 8 for the rest; the narrow ones leave room for two or more CTAs per SM).
+template <int TOKENS, bool OVERLAP>
+using TokensConfig = Config<TOKENS, TOKENS == kMaxTokens ? 6 : 8, OVERLAP>;
+
+// The token tile: the smallest of 8, 16, 32 and 64 that holds M; 128 from M = 129 on. At
+// M = 65..128 two 64-token tiles give twice the CTAs of one 128-token tile for the same work; from
+// M = 256 on, the wide tile's reuse of each dequantized weight pays more (H200, 2026-12-02: 19.1
+// against 22.4 µs at M = 256, N = K = 4096).
+inline int token_tile(int64_t M) {
+    if (M > kMaxTokens) return kMaxTokens;
+    int tokens = kMinTokens;
+    while (tokens < kMaxTokens / 2 && tokens < M) tokens *= 2;
+    return tokens;
+}
+
+// CTAs of clusters of `splits` CTAs that the GPU runs at once (asked once per configuration;
+// the kernel's shared-memory size must be set first).
+template <class C>
+inline int64_t resident_ctas(int splits) {
+    static int64_t known[kMaxSplits + 1] = {};
+    int64_t& ctas = known[splits];
+    if (ctas == 0) {
+        auto kernel = w4a16_wgmma_g128<C>;
+        if (splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
+        cudaLaunchConfig_t config = {};
+        config.gridDim = dim3(1, 1, splits), config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes;
+        cudaLaunchAttribute cluster;
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = splits;
+        config.attrs = &cluster, config.numAttrs = 1;
+        int clusters = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+        ctas = (int64_t)std::max(1, clusters) * splits;
+    }
+    return ctas;
+}
+
+// How many CTAs share each tile's K: the S of least estimated time, the smallest on a tie. A CTA
+// costs its K-tiles plus about kFixedKTiles (launch, filling the pipeline) plus, when split, its
+// reduction (about kBM / 16 K-tiles: the accumulators it writes and reads); the launch takes as many
+// such CTA times as waves, tiles·S / the CTAs that run at once. For a tile of 32 tokens or fewer
+// the tensor cores of an SM are mostly idle, and the extra CTAs that fit on one SM run nearly for
+// free; a 64- or 128-token CTA keeps them busy, so only one CTA per SM counts. (This model was fitted
+// to the H200 sweep of 2026-12-02; the sweep prints what it chose beside what was fastest.)
+constexpr int64_t kFixedKTiles = 8;
+template <class C>
+inline int64_t split_time(int64_t tiles, int k_tiles, int splits) {
+    const int64_t slots = C::kBM <= 32 ? resident_ctas<C>(splits) : std::min<int64_t>(resident_ctas<C>(splits), current_sm_count());
+    const int64_t per_cta = ceil_div((int64_t)k_tiles, (int64_t)splits) + kFixedKTiles + (splits > 1 ? C::kBM / 16 : 0);
+    return ceil_div(tiles * splits, slots) * per_cta;
+}
+template <class C>
+inline int choose_splits(int64_t tiles, int k_tiles) {
+    int best = 1;
+    for (int s = 2; s <= kMaxSplits && k_tiles / s >= kMinKTilesPerSplit; s *= 2)
+        if (split_time<C>(tiles, k_tiles, s) < split_time<C>(tiles, k_tiles, best)) best = s;
+    return best;
 }
 
 template <class C>
@@ -224,14 +351,27 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
         tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBM, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
     auto kernel = w4a16_wgmma_g128<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows), kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
-    kernel<<<grid, kThreads, C::kSmemBytes, s>>>(p, act_map);
+    const int64_t row_blocks = ceil_div(ceil_div(p.N, kMmaRows), kRowTiles), token_tiles = ceil_div(p.M, C::kBM);
+    const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
+    cudaLaunchConfig_t config = {};
+    config.gridDim = dim3((unsigned)row_blocks, (unsigned)token_tiles, (unsigned)splits);
+    config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
+    cudaLaunchAttribute cluster;
+    cluster.id = cudaLaunchAttributeClusterDimension;
+    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = splits;
+    config.attrs = &cluster, config.numAttrs = splits > 1 ? 1 : 0;
+    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, act_map));
 }
 }  // namespace wgmma_g128
 
 template <bool OVERLAP>
 inline void launch_w4a16_wgmma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
-    if (wide_tile(p.M, p.N, current_sm_count())) launch_config<Tokens128<OVERLAP>>(p, s);
-    else launch_config<Tokens64<OVERLAP>>(p, s);
+    switch (token_tile(p.M)) {
+        case 8: return launch_config<TokensConfig<8, OVERLAP>>(p, s);
+        case 16: return launch_config<TokensConfig<16, OVERLAP>>(p, s);
+        case 32: return launch_config<TokensConfig<32, OVERLAP>>(p, s);
+        case 64: return launch_config<TokensConfig<64, OVERLAP>>(p, s);
+        default: return launch_config<TokensConfig<128, OVERLAP>>(p, s);
+    }
 }

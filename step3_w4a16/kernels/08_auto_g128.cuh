@@ -3,8 +3,8 @@
 //
 // Idea: no single kernel of this step is the fastest at every M. The sweep on the H200 (README.md,
 // "The batch sweep") draws the lines: up to 4 tokens the decoding GEMV on tensor cores (06) streams
-// the weights fastest; up to 64, mma.sync with narrow tiles (04); beyond, where the product is
-// compute-bound, Hopper's wgmma (07). 07 needs sm_90a code: built for another target, or on another
+// the weights fastest; up to 16, mma.sync with narrow tiles (04); beyond, Hopper's wgmma (07),
+// whose clusters split K while the tiles are too few to fill the GPU. 07 needs sm_90a code: built for another target, or on another
 // GPU, the entry point falls back to 04, which runs from sm_80 on. The sweep prints the choice at
 // every M beside the fastest kernel it measured, so a threshold that is wrong on your GPU shows.
 // Limit: the thresholds are the H200's; on another GPU, time the candidates (--sweep) and move them.
@@ -18,7 +18,7 @@
 
 namespace auto_g128 {
 constexpr int64_t kMaxGemvTokens = 4;    // 06 up to here (when its staged activations fit) ...
-constexpr int64_t kMaxMmaSyncTokens = 64;  // ... then 04, then 07 where it runs
+constexpr int64_t kMaxMmaSyncTokens = 16;  // ... then 04, then 07 where it runs
 }  // namespace auto_g128
 
 struct G128Kernel {

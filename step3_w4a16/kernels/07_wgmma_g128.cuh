@@ -17,13 +17,13 @@
 // per stage counts the bytes in; each math thread arrives on the stage's "empty" mbarrier when its
 // wgmmas have read it, and the copy warp waits for that before refilling the stage. Warps 0-7 are
 // two warpgroups of 64 weight rows each; both multiply the same activations. A CTA computes
-// 128 weight rows x kBM tokens over all of K, so each accumulator lives across K and the scales
-// are applied during dequantization, before the product.
+// 128 weight rows x kBM tokens over its share of K, so each accumulator lives across that share
+// and the scales are applied during dequantization, before the product.
 // Improves: the tensor cores work while the warps dequantize (the two warpgroups interleave, and
 // in the Overlap variant a warpgroup dequantizes its next stage while its own products run); no
 // __syncthreads, no per-thread copy instructions, no ldmatrix.
-// Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (the smallest that holds M, so a
-// decoding step does not multiply 120 tokens of zeros), and each CTA computes 128 weight rows.
+// Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
+// holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows.
 // At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
 // GPU of 132 SMs (the first version of this rung did, and took the same 21 µs at M = 1 as at
 // M = 256). So the CTAs of a cluster split K: CTA z of S multiplies K-tiles
@@ -31,11 +31,11 @@
 // barrier each CTA adds one S-th of the tile's values over all S CTAs, through distributed shared
 // memory (common/cluster.cuh), in rank order (the same sum on every run), and stores it. S (1 to
 // 8) is chosen on the host from the GPU's own count of clusters that fit at once (the occupancy
-// API): the fewest waves of the longest work per CTA.
+// API) and a model of the time: waves of CTAs x the work of one (choose_splits).
 // Limit: the two warpgroups wait for the same stage, dequantize, multiply and wait in step, so
-// the tensor pipe idles while both dequantize (about two thirds busy at M = 512). One CTA of
-// 128 tokens per SM and a 128 x 128 tile: at N = 4096 and M = 512 that is 128 CTAs, one wave.
-// Every CTA reads its tokens' activations from L2 for each 128 weight rows (a cluster sharing
+// the tensor pipe idles while both dequantize (about two thirds busy at M = 512): 0.86x HGEMM.
+// Below M = 32 a CTA multiplies a few K-tiles of a mostly padded product, and the pipeline's
+// fixed costs and the reduction dominate (04 and 06 are faster there). Every CTA reads its tokens' activations from L2 for each 128 weight rows (a cluster sharing
 // them through TMA multicast would halve that).
 #pragma once
 

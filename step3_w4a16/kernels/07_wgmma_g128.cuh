@@ -69,8 +69,9 @@ constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (t
 constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
 constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
 
-// TOKENS: the CTA's tokens, the N of wgmma (8 to 128). OVERLAP: a warpgroup dequantizes stage
-// kt + 1 while its wgmmas on stage kt run (two sets of A registers), instead of waiting first.
+// TOKENS: the CTA's tokens, the N of wgmma (8 to 128). OVERLAP: two groups of wgmmas in flight, a
+// warpgroup dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers),
+// instead of waiting for them first (slower on the H200: LAB_NOTES.md).
 template <int TOKENS, int STAGES, bool OVERLAP>
 struct Config {
     static constexpr int kBM = TOKENS, kStages = STAGES;
@@ -182,23 +183,30 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
             release(j);
         }
     } else {
-        // Stage j + 1 is dequantized into the other set of registers while stage j's wgmmas run.
-        uint32_t next[16];
-        wait_full(0);
-        dequantize(a, 0);
-        for (int j = 0; j < mine.count; ++j) {
-            multiply_stage<C>(acc, a, stage(j));
+        // Two wgmma groups in flight: stage j's products are issued, then the warp waits only for
+        // stage j - 1's (wgmma.wait_group 1), releases that stage and dequantizes stage j + 1 into
+        // the registers stage j - 1 read, while stage j's products run. The two register sets
+        // alternate, so the loop is unrolled by two.
+        uint32_t other[16];
+        auto step = [&](uint32_t(&cur)[16], uint32_t(&next)[16], int j) {
+            multiply_stage<C>(acc, cur, stage(j));
+            wgmma_wait<1>();
+            keep_registers(next);  // stage j - 1's wgmmas read them until here
+            if (j > 0) release(j - 1);
             if (j + 1 < mine.count) {
                 wait_full(j + 1);
                 dequantize(next, j + 1);
             }
-            wgmma_wait<0>();
-            keep_registers(acc);
-            keep_registers(a);  // the wgmmas read them until here: `next` may not share their registers
-            release(j);
-#pragma unroll
-            for (int i = 0; i < 16; ++i) a[i] = next[i];
+        };
+        wait_full(0);
+        dequantize(a, 0);
+        for (int j = 0; j < mine.count; j += 2) {
+            step(a, other, j);
+            if (j + 1 < mine.count) step(other, a, j + 1);
         }
+        wgmma_wait<0>();
+        keep_registers(acc);
+        release(mine.count - 1);
     }
 }
 

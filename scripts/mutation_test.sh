@@ -143,6 +143,8 @@ q4_k_next_subblock_scale|common/ggml_kquants.h|s/kquants::q4_k_scale_min\(j, x\[
 q6_k_last_superblock_dropped|common/ggml_kquants.h|s/int8_t codes\[QK_K\];\n/int8_t codes[QK_K];\n        if (b == k \/ QK_K - 1) break;\n/|test_kquants|^test_kquants$|cpu
 q4_k_q8_1_min_sign|common/q4_k_q8_1.h|s/ - dmin \* m \* fp16_to_fp32\(aj.s\);/ + dmin * m * fp16_to_fp32(aj.s);/|test_kquants|^test_kquants$|cpu
 q4_k_subblock_nibble_half|common/ggml_kquants.h|s/return \(i % 64\) < 32 \? byte & 0xF : byte >> 4;/return (i % 64) < 32 ? byte >> 4 : byte \& 0xF;/|test_kquants|^test_kquants$|cpu
+q4_k_repack_high_half|common/q4_k_layout.h|s/q4_k_code\(blocks\[b\], 32 \* j \+ l \+ 16\) << 4/q4_k_code(blocks[b], 32 * j + l + 15) << 4/|test_kquants|^test_kquants$|cpu
+q4_k_unpack_odd_subblock|common/q4_k_layout.h|s/\(j % 2 == 0\) \?/(j % 2 == 1) ?/|test_kquants|^test_kquants$|cpu
 noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_common|^update_targets_fills_readmes$|cpu
 repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
 repeats_failure_outvoted|scripts/results_csv.py|s/row = next\(\(r for r in bad if r\["status"\] != "PASS"\), bad\[0\]\)/row = next((r for r in runs if r not in bad), bad[0])/|test_common|^update_targets_fills_readmes$|cpu

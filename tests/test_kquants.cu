@@ -3,6 +3,8 @@
 // ggml's bytes, and our dequantizers give ggml's floats, bit for bit. Ends with "N passed, M failed".
 #include "data.h"
 #include "golden_kquants.h"
+#include "q4_0_q8_1.h"
+#include "q4_k_layout.h"
 #include "q4_k_q8_1.h"
 #include "unit_test.h"
 
@@ -93,10 +95,41 @@ static void test_q4_k_q8_1_formula() {
     EXPECT(std::fabs(no_min - dequantized) > 1e-2 * abs_sum);
 }
 
+// The repacked Q4_K (q4_k_layout.h): every byte comes back (headers and codes), every code is where
+// q4_k_repacked_code says, and Q4_0's DP4A unpacking (block_sumi_words) on a repacked sub-block
+// gives the same integer sum as the sub-block read from ggml's block (q4_k_subblock_sumi), for
+// every sub-block of every super-block, including the odd ones (high nibbles in ggml's order).
+static void test_q4_k_repack() {
+    constexpr int64_t kSuper = 6, n = kSuper * QK_K;
+    std::vector<float> w(n), a(n);
+    fill_normal(w, 43, 1);
+    fill_normal(a, 43, 2);
+    std::vector<block_q4_K> wq(kSuper);
+    std::vector<block_q8_1> aq(n / 32);
+    quantize_row_q4_K_ref(w.data(), wq.data(), n);
+    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    const Q4_KRepacked r = repack_q4_k(wq);
+    EXPECT(r.headers.size() + r.codes.size() == wq.size() * sizeof(block_q4_K));
+    const std::vector<block_q4_K> back = unpack_q4_k(r);
+    EXPECT(std::memcmp(back.data(), wq.data(), wq.size() * sizeof(block_q4_K)) == 0);
+    int misplaced = 0, wrong_sums = 0;
+    for (int64_t b = 0; b < kSuper; ++b)
+        for (int j = 0; j < kQ4KSubBlocks; ++j) {
+            const uint8_t* sub = &r.codes[(b * kQ4KSubBlocks + j) * kQ4KSubBlockCodeBytes];
+            for (int l = 0; l < 32; ++l) misplaced += q4_k_repacked_code(sub, l) != q4_k_code(wq[b], 32 * j + l);
+            uint32_t qs[4], codes[8];
+            std::memcpy(qs, sub, sizeof(qs));
+            std::memcpy(codes, aq[b * kQ4KSubBlocks + j].qs, sizeof(codes));
+            wrong_sums += block_sumi_words(qs, codes) != q4_k_subblock_sumi(wq[b], j, aq[b * kQ4KSubBlocks + j].qs);
+        }
+    EXPECT(misplaced == 0 && wrong_sums == 0);
+}
+
 int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
     test_q4_k_scale_packing();
     test_q4_k_q8_1_formula();
+    test_q4_k_repack();
     return unit_test_summary();
 }

@@ -58,15 +58,27 @@ static void test_q4_k_scale_packing() {
 // float64 rounding (every term is a small integer times d·d_a or dmin·d_a). Then with the s that
 // Q8_1 stores (fp16): off by that rounding only, far below the 4-bit weights' own error. And a
 // formula that forgets the minimum (or flips its sign) is far off.
-static void test_q4_k_q8_1_formula() {
-    constexpr int64_t kSuper = 4, n = kSuper * QK_K;
+// A row of kSuper Q4_K super-blocks and the Q8_1 activations beside it, from normal data.
+struct Q4KRow {
+    std::vector<block_q4_K> w;
+    std::vector<block_q8_1> a;
+};
+static Q4KRow quantized_q4_k_row(int64_t supers, uint64_t seed) {
+    const int64_t n = supers * QK_K;
     std::vector<float> w(n), a(n);
-    fill_normal(w, 41, 1);
-    fill_normal(a, 41, 2);
-    std::vector<block_q4_K> wq(kSuper);
-    std::vector<block_q8_1> aq(n / 32);
-    quantize_row_q4_K_ref(w.data(), wq.data(), n);
-    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    fill_normal(w, seed, 1);
+    fill_normal(a, seed, 2);
+    Q4KRow row{std::vector<block_q4_K>(supers), std::vector<block_q8_1>(n / 32)};
+    quantize_row_q4_K_ref(w.data(), row.w.data(), n);
+    quantize_row_q8_1_ref(a.data(), row.a.data(), n, Q81Sum::DTimesSumQ);
+    return row;
+}
+
+static void test_q4_k_q8_1_formula() {
+    constexpr int64_t kSuper = 4;
+    const Q4KRow row = quantized_q4_k_row(kSuper, 41);
+    const std::vector<block_q4_K>& wq = row.w;
+    const std::vector<block_q8_1>& aq = row.a;
     double dequantized = 0, abs_sum = 0, exact_s = 0, no_min = 0;
     for (int64_t b = 0; b < kSuper; ++b) {
         const double d = fp16_to_fp32(wq[b].d), dmin = fp16_to_fp32(wq[b].dmin);
@@ -100,14 +112,10 @@ static void test_q4_k_q8_1_formula() {
 // gives the same integer sum as the sub-block read from ggml's block (q4_k_subblock_sumi), for
 // every sub-block of every super-block, including the odd ones (high nibbles in ggml's order).
 static void test_q4_k_repack() {
-    constexpr int64_t kSuper = 6, n = kSuper * QK_K;
-    std::vector<float> w(n), a(n);
-    fill_normal(w, 43, 1);
-    fill_normal(a, 43, 2);
-    std::vector<block_q4_K> wq(kSuper);
-    std::vector<block_q8_1> aq(n / 32);
-    quantize_row_q4_K_ref(w.data(), wq.data(), n);
-    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    constexpr int64_t kSuper = 6;
+    const Q4KRow row = quantized_q4_k_row(kSuper, 43);
+    const std::vector<block_q4_K>& wq = row.w;
+    const std::vector<block_q8_1>& aq = row.a;
     const Q4_KRepacked r = repack_q4_k(wq);
     EXPECT(r.headers.size() + r.codes.size() == wq.size() * sizeof(block_q4_K));
     const std::vector<block_q4_K> back = unpack_q4_k(r);

@@ -1,4 +1,5 @@
-// fragment_layouts - the register fragments of mma.sync as the kernels lay them out, as JSON, for
+// fragment_layouts - the register fragments of mma.sync (and wgmma's register A, four mma.sync A
+// fragments one under the other) as the kernels lay them out, as JSON, for
 // the figures of step 3's tensor-core primer (scripts/draw_fragments.py) and for the test that
 // keeps those figures equal to the code (step3_w4a16/figures/fragments.json).
 //
@@ -40,6 +41,17 @@ int main() {
             a16.slot[p.row * 16 + p.col] = {lane, i % 4, i / 4};
         }
     layouts.push_back(a16);
+    // wgmma's A from registers (m64nNk16, step 3's rung 07): warp w of the warpgroup holds rows
+    // 16w..16w+15 in the A layout above, so rung 07 gives warp w row tile w of its row block.
+    Layout wg{"wgmma_m64k16_A_f16", "wgmma A from registers: 64 rows x 16 of K, thread T = 32 x warp + lane; rung 07", 64, 16,
+              std::vector<FragmentSlot>(64 * 16)};
+    for (int warp = 0; warp < 4; ++warp)
+        for (int r = 0; r < 16; ++r)
+            for (int c = 0; c < 16; ++c) {
+                const FragmentSlot s = a16.slot[r * 16 + c];
+                wg.slot[(16 * warp + r) * 16 + c] = {32 * warp + s.lane, s.reg, s.part};
+            }
+    layouts.push_back(wg);
     layouts.push_back(from_slots("m16n8k16_B_f16", "B: 16 of K x 8 columns, fp16 (two per register)", 16, 8, m16n8k16_b_slot));
     layouts.push_back(from_slots("m16n8_C_f32", "C and D: 16 rows x 8 columns, one FP32 or int32 per register", 16, 8, m16n8_c_slot));
     Layout a32{"m16n8k32_A_s8", "A: 16 rows x 32 of K, int8 (four per register); step 4's repack", 16, 32,

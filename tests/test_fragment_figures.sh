@@ -19,4 +19,6 @@ python=python3
 "$python" "$src/scripts/draw_fragments.py" "$work/now.json" "$work/png" >/dev/null
 code=$?
 if [ $code -eq 77 ]; then echo "drawing skipped: no matplotlib"; exit 0; fi
-[ $code -eq 0 ] && [ "$(ls "$work/png" | wc -l)" -eq 5 ] && echo "ok: draw_fragments.py draws the 5 figures" || { echo "FAIL: draw_fragments.py exit $code"; exit 1; }
+figures=$("$python" -c 'import json, sys; print(len(json.load(open(sys.argv[1]))))' "$work/now.json")
+[ $code -eq 0 ] && [ "$(ls "$work/png" | wc -l)" -eq "$figures" ] && echo "ok: draw_fragments.py draws the $figures figures" ||
+  { echo "FAIL: draw_fragments.py exit $code, $(ls "$work/png" 2>/dev/null | wc -l) of $figures figures"; exit 1; }

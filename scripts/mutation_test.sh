@@ -12,6 +12,10 @@
 # env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
 #        MUTATION_TEST_TIMEOUT  seconds a mutated test may run (default 900; a bug in a pipeline's
 #                    barriers can hang a kernel, and a timeout counts as a failure, so as a catch)
+#        MUTATION_PARALLEL  build this many mutated trees at once, each a copy of its own (default 1:
+#                    one tree, mutated, rebuilt and restored in turn); the tests still run one
+#                    mutation after another. On a 16-core GPU machine, 8 builds the step-3 rows
+#                    in about the time of one
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -181,6 +185,34 @@ declare -A baseline  # "target|tests" -> the tests that did not fail on the unmu
 # The tests of a ctest log that passed or were skipped (exit 77: no GPU); a skipped test that fails
 # once the bug is planted was failed by the bug (a shape check that runs before the GPU is opened).
 ok_tests() { sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.+ *(Passed|\*\*\*Skipped) .*/\1/p' "$1" | sort; }
+# Whether the tests that passed without the bug (baseline key $1) still pass in the build at $2,
+# given its ctest log $3: appends the verdict for mutation $4 (file $5) to results.
+judge() {
+  local key=$1 build=$2 log=$3 name=$4 file=$5 tests=${1#*|} now_failing
+  (cd "$build" && ctest -R "$tests" --timeout "${MUTATION_TEST_TIMEOUT:-900}" --output-on-failure) >"$log" 2>&1
+  now_failing=$(comm -23 <(tr ' ' '\n' <<<"${baseline[$key]}" | sort) <(ok_tests "$log") | paste -sd, -)
+  if [ -n "$now_failing" ]; then
+    results+=("caught  $name by $now_failing"); caught=$((caught + 1))
+  else
+    results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
+  fi
+}
+# MUTATION_PARALLEL > 1: each mutated tree is a copy of its own, configured and built beside the
+# others (N at a time); the tests then run one mutation after another. Writes $dir/status.
+build_copy() {
+  local dir=$1 file=$2 subst=$3 target=$4
+  mkdir -p "$dir" && tar -C "$scratch" --exclude=./build --exclude=./mutants -cf - . | tar -C "$dir" -xf -
+  perl -0pi -e "$subst" "$dir/$file"
+  if cmp -s "$dir/$file" "$scratch/$file"; then echo "unapplied" >"$dir/status"; return; fi
+  if cmake -S "$dir" -B "$dir/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$dir/build.log" 2>&1 &&
+     cmake --build "$dir/build" --target "$target" -j 2 >>"$dir/build.log" 2>&1; then
+    echo "built" >"$dir/status"
+  else
+    echo "broken" >"$dir/status"
+  fi
+}
+parallel=${MUTATION_PARALLEL:-1}
+pending=()  # with MUTATION_PARALLEL > 1: the rows whose copies are being built
 while IFS='|' read -r name file subst target tests need; do
   [ -z "$name" ] && continue
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
@@ -198,6 +230,12 @@ while IFS='|' read -r name file subst target tests need; do
     results+=("BASELINE $name: $tests fail without the bug (see the tests on an unmutated tree)"); missed=$((missed + 1)); continue
   fi
   if [ -z "${baseline[$key]}" ]; then results+=("SKIP    $name ($tests: none ran without the bug)"); skipped=$((skipped + 1)); continue; fi
+  if [ "$parallel" -gt 1 ]; then
+    while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
+    build_copy "$scratch/mutants/$name" "$file" "$subst" "$target" &
+    pending+=("$name|$file|$key")
+    continue
+  fi
   cp "$scratch/$file" "$scratch/original"
   perl -0pi -e "$subst" "$scratch/$file"
   if cmp -s "$scratch/$file" "$scratch/original"; then
@@ -206,16 +244,20 @@ while IFS='|' read -r name file subst target tests need; do
   if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
     results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1))
   else
-    (cd "$scratch/build" && ctest -R "$tests" --timeout "${MUTATION_TEST_TIMEOUT:-900}" --output-on-failure) >"$scratch/test.log" 2>&1
-    now_failing=$(comm -23 <(tr ' ' '\n' <<<"${baseline[$key]}" | sort) <(ok_tests "$scratch/test.log") | paste -sd, -)
-    if [ -n "$now_failing" ]; then
-      results+=("caught  $name by $now_failing"); caught=$((caught + 1))
-    else
-      results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
-    fi
+    judge "$key" "$scratch/build" "$scratch/test.log" "$name" "$file"
   fi
   cp "$scratch/original" "$scratch/$file"
 done <<<"$MUTATIONS"
+wait
+for row in "${pending[@]}"; do
+  IFS='|' read -r name file target tests <<<"$row"
+  dir=$scratch/mutants/$name
+  case $(cat "$dir/status" 2>/dev/null) in
+    built) judge "$target|$tests" "$dir/build" "$dir/test.log" "$name" "$file" ;;
+    unapplied) results+=("ERROR   $name: the substitution did not apply to $file"); missed=$((missed + 1)) ;;
+    *) results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1)) ;;
+  esac
+done
 printf '%s\n' "${results[@]}"
 echo "mutations: $caught caught, $missed missed or broken, $skipped skipped"
 [ $missed -eq 0 ]

@@ -309,6 +309,22 @@ inline int token_tile(int64_t M) {
     return tokens;
 }
 
+// A launch of C's kernel on `grid`, whose z extent (the splits of K) is one cluster when above 1.
+// Not copyable: the configuration points at its own attribute.
+template <class C>
+struct ClusterLaunch {
+    cudaLaunchAttribute cluster = {};
+    cudaLaunchConfig_t config = {};
+    ClusterLaunch(dim3 grid, cudaStream_t s) {
+        cluster.id = cudaLaunchAttributeClusterDimension;
+        cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = grid.z;
+        config.gridDim = grid, config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
+        config.attrs = &cluster, config.numAttrs = grid.z > 1 ? 1 : 0;
+    }
+    ClusterLaunch(const ClusterLaunch&) = delete;
+    ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
 // CTAs of clusters of `splits` CTAs that the GPU runs at once (asked once per configuration;
 // the kernel's shared-memory size must be set first).
 template <class C>
@@ -318,14 +334,9 @@ inline int64_t resident_ctas(int splits) {
     if (ctas == 0) {
         auto kernel = w4a16_wgmma_g128<C>;
         if (splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
-        cudaLaunchConfig_t config = {};
-        config.gridDim = dim3(1, 1, splits), config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes;
-        cudaLaunchAttribute cluster;
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = splits;
-        config.attrs = &cluster, config.numAttrs = 1;
+        const ClusterLaunch<C> launch(dim3(1, 1, splits), nullptr);
         int clusters = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &config));
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
         ctas = (int64_t)std::max(1, clusters) * splits;
     }
     return ctas;
@@ -361,14 +372,8 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = ceil_div(ceil_div(p.N, kMmaRows), kRowTiles), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3((unsigned)row_blocks, (unsigned)token_tiles, (unsigned)splits);
-    config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
-    cudaLaunchAttribute cluster;
-    cluster.id = cudaLaunchAttributeClusterDimension;
-    cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = splits;
-    config.attrs = &cluster, config.numAttrs = splits > 1 ? 1 : 0;
-    CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, p, act_map));
+    const ClusterLaunch<C> launch(dim3((unsigned)row_blocks, (unsigned)token_tiles, (unsigned)splits), s);
+    CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
 }
 }  // namespace wgmma_g128
 

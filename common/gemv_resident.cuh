@@ -11,6 +11,10 @@
 //     static float finish(const Args&, int row, float sum);   // the output from the row's sum
 //   };
 //
+// A format may also define `static Ready ready(const Weight&)`, run once per row after its loads
+// have landed and before its tokens, by every thread of the CTA (shuffles may pass parts of a
+// row's data between lanes); dot then takes the Ready. Without it, dot takes the Weight itself.
+//
 // Thread b of a CTA owns K-block b for the whole kernel (one CTA spans K: threads = K/32 rounded
 // up to warps). It loads that block of every token's activations once, into registers, and then
 // every weight row that reaches the CTA only costs it one 16-byte load, the math, and its share of
@@ -29,6 +33,8 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 namespace gemv_resident {
 constexpr int kMaxThreads = 512;  // threads = K-blocks: K <= 16384
@@ -41,6 +47,19 @@ template <int TOKENS> constexpr int kRows = TOKENS <= 4 ? 4 : 2;
 
 // The K-blocks of one CTA's threads: one each, warps rounded up.
 inline int gemv_resident_threads(int64_t K) { return (int)ceil_div(K / 32, 32) * 32; }
+
+// Format::ready(w) where the format has one, else w (the optional step above).
+template <class Format, class = void>
+struct HasReady : std::false_type {};
+template <class Format>
+struct HasReady<Format, std::void_t<decltype(Format::ready(std::declval<const typename Format::Weight&>()))>> : std::true_type {};
+template <class Format>
+__device__ __forceinline__ decltype(auto) ready_weight(const typename Format::Weight& w) {
+    if constexpr (HasReady<Format>::value)
+        return Format::ready(w);
+    else
+        return (w);  // the Weight itself, by reference
+}
 
 template <class Format, int ROWS>
 struct ResidentStage {
@@ -77,9 +96,11 @@ __global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kern
         if (has_block && after < stages) next.load(p, after * ROWS, block);
         float part[ROWS][TOKENS];
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r)
+        for (int r = 0; r < ROWS; ++r) {
+            const auto& w = ready_weight<Format>(cur.w[r]);  // every thread: past the last K-block too
 #pragma unroll
-            for (int t = 0; t < TOKENS; ++t) part[r][t] = has_block ? Format::dot(cur.w[r], a[t]) : 0.f;
+            for (int t = 0; t < TOKENS; ++t) part[r][t] = has_block ? Format::dot(w, a[t]) : 0.f;
+        }
 #pragma unroll
         for (int r = 0; r < ROWS; ++r)
 #pragma unroll

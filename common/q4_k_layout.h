@@ -16,6 +16,7 @@
 #pragma once
 
 #include "ggml_kquants.h"
+#include "parallel_for.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +38,30 @@ struct Q4_KRepacked {
 inline int q4_k_repacked_code(const uint8_t* sub_block, int l) {
     const uint8_t byte = sub_block[l % 16];
     return l < 16 ? byte & 0xF : byte >> 4;
+}
+
+// q4_k_scale_min (ggml_kquants.h) for a kernel that holds the 12 packed bytes as three
+// little-endian words s0, s1, s2 (bytes 0-3, 4-7, 8-11): shifts instead of a byte array, which a
+// GPU would keep in local memory when j is not known at compile time. Sub-block j reads byte j % 4
+// of each word: j < 4 the 6-bit scale in s0 and min in s1; j >= 4 the low 4 bits of both in s2
+// and their top 2 bits in the spare top bits of s0 (scale) and s1 (min).
+GGML_HD void q4_k_scale_min_words(int j, uint32_t s0, uint32_t s1, uint32_t s2, int& scale, int& min) {
+    const int shift = 8 * (j % 4);
+    const uint32_t b0 = (s0 >> shift) & 0xFF, b1 = (s1 >> shift) & 0xFF, b2 = (s2 >> shift) & 0xFF;
+    if (j < 4) {
+        scale = (int)(b0 & 63);
+        min = (int)(b1 & 63);
+    } else {
+        scale = (int)((b2 & 0xF) | (b0 >> 6) << 4);
+        min = (int)((b2 >> 4) | (b1 >> 6) << 4);
+    }
+}
+
+// ggml's reference quantizer on every row of a rows x k matrix (k a multiple of 256), all cores.
+inline std::vector<block_q4_K> quantize_rows_q4_k(const std::vector<float>& x, int64_t rows, int64_t k) {
+    std::vector<block_q4_K> q((size_t)(rows * k / QK_K));
+    parallel_for(rows, [&](int64_t r) { quantize_row_q4_K_ref(&x[r * k], &q[r * k / QK_K], k); });
+    return q;
 }
 
 inline Q4_KRepacked repack_q4_k(const std::vector<block_q4_K>& blocks) {

@@ -43,8 +43,8 @@
 #include "kernels/09_mma_int8.cuh"
 #include "kernels/10_gemv_mma.cuh"
 #include "kernels/11_mma_int8_tma.cuh"
-#include "w4a8_layout.cuh"
-#include "w4a8_mma_layout.h"
+#include "kernels/12_gemv_q4_k.cuh"
+#include "w4a8_problem.cuh"
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: the compensation formula, demonstrated (the arithmetic: compensation_demo.h)
@@ -90,27 +90,22 @@ void demonstrate_compensation(uint64_t seed) {
 // ---------------------------------------------------------------------------------------------
 
 const std::vector<GemmCase> kLessonCases = {
-    {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident"}},
+    {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident", "gemv_q4_k"}},
     {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma"}},
     {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_int8"}},
 };
 
 using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
-
-// Which layout of the quantized activations a kernel reads, and so which quantizer runs first:
-// ggml's blocks, the split layout (codes, (d, s) pairs), or the split layout's codes with d as FP32
-// (no pairs).
-enum class ActivationLayout { Blocks, Split, CodesFp32D };
-
-// What a kernel reads besides the Q4_0 weights, and the formula it computes (so its reference).
-struct W4A8Reads {
-    ActivationLayout activations = ActivationLayout::Blocks;
-    W4A8Form form = W4A8Form::Compensated;
-};
+// Each row declares what it reads (w4a8_problem.cuh): the weights' form, the activations' form (so
+// which quantizer runs before it, timed with it) and the formula it computes (so its reference).
+// The default, {}, is ggml's Q4_0 blocks, ggml's Q8_1 blocks, the compensated formula.
 using Step4Kernel = KernelSpec<W4A8Launcher, W4A8Reads>;
 
-constexpr W4A8Reads kSplit{ActivationLayout::Split}, kSplitSigned{ActivationLayout::Split, W4A8Form::Signed},
-    kCodesSigned{ActivationLayout::CodesFp32D, W4A8Form::Signed};
+constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
+    kStreamsSplit{WeightForm::Q4_0Streams, ActivationForm::Q8_1Split},
+    kMmaSplitSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1Split, Reference::Q4_0Signed},
+    kMmaCodesSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
+    kQ4_KSplit{WeightForm::Q4_KStreams, ActivationForm::Q8_1Split, Reference::Q4_K};
 
 const std::vector<Step4Kernel> kKernels = {
     {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
@@ -118,21 +113,23 @@ const std::vector<Step4Kernel> kKernels = {
      Pipe::Dp4a},
     {{"dp4a", "03 thread per output, DP4A on unpacked nibbles"}, launch_w4a8_dp4a, w4a8_dp4a_why_not, {}, {61}, Pipe::Dp4a},
     {{"dp4a_loads16", "04 as 03, weights repacked: one 16-byte load per block"}, launch_w4a8_dp4a_loads16, w4a8_dp4a_loads16_why_not,
-     {}, {61}, Pipe::Dp4a},
+     kStreams, {61}, Pipe::Dp4a},
     {{"dp4a_tiled", "05 128x128 tile, 8x8 outputs per thread, DP4A outer products"}, launch_w4a8_dp4a_tiled, w4a8_dp4a_tiled_why_not,
-     {}, {61}, Pipe::Dp4a},
-    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not, kSplit,
+     kStreams, {61}, Pipe::Dp4a},
+    {{"gemv_dp4a", "06 M<=8: warp per 2 weight rows, 16-byte streaming loads"}, launch_w4a8_gemv_dp4a, w4a8_gemv_why_not, kStreamsSplit,
      {61}, Pipe::Dp4a},
-    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, kSplit, {90},
+    {{"gemv_pdl", "07 06 launched with PDL: starts while the quantizer runs"}, launch_w4a8_gemv_pdl, w4a8_gemv_why_not, kStreamsSplit, {90},
      Pipe::Dp4a},
     {{"gemv_resident", "08 M<=8: activations in registers, a CTA spans K, rows stream past; PDL"}, launch_w4a8_gemv_resident,
-     w4a8_gemv_resident_why_not, kSplit, {61}, Pipe::Dp4a},
+     w4a8_gemv_resident_why_not, kStreamsSplit, {61}, Pipe::Dp4a},
     {{"mma_int8", "09 int8 tensor cores: mma.sync m16n8k32, a block per mma, cp.async pipeline"}, launch_w4a8_mma_int8,
-     w4a8_mma_int8_why_not, kCodesSigned, {80}, Pipe::Int8Tensor},
+     w4a8_mma_int8_why_not, kMmaCodesSigned, {80}, Pipe::Int8Tensor},
     {{"gemv_mma", "10 M<=8: tensor cores for decoding, weights straight into mma fragments, tokens as columns; PDL"},
-     launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, kSplitSigned, {80}, Pipe::Int8Tensor},
+     launch_w4a8_gemv_mma, w4a8_gemv_mma_why_not, kMmaSplitSigned, {80}, Pipe::Int8Tensor},
     {{"mma_int8_tma", "11 09's math on a 64x128 tile (M > 128), stages copied by the TMA: one thread asks, mbarriers count"},
-     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, kCodesSigned, {90}, Pipe::Int8Tensor},
+     launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, kMmaCodesSigned, {90}, Pipe::Int8Tensor},
+    {{"gemv_q4_k", "12 M<=8: Q4_K weights (K-quants), 08's resident activations; PDL (KQUANTS.md)"}, launch_w4a8_gemv_q4_k,
+     w4a8_gemv_q4_k_why_not, kQ4_KSplit, {61}, Pipe::Dp4a},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
@@ -153,97 +150,18 @@ const KernelInfo kQuantizerAlone{"quantize_a_alone", "the pre-pass by itself: A 
 const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
 const KernelInfo kCublasInt8{"cublas_int8", "cuBLAS int8 GEMM (s8 x s8 -> s32) on the same codes, no scales: tensor cores"};
 
+// The baselines, measured in the same run, declare their inputs like the kernels: cuBLAS SGEMM
+// the unquantized FP32 matrices, cuBLAS int8 the same codes as int8 matrices (n - 8 and q).
+constexpr W4A8Reads kCublasSgemmReads{WeightForm::F32, ActivationForm::F32, Reference::Unquantized},
+    kCublasInt8Reads{WeightForm::Int8Codes, ActivationForm::Int8Codes, Reference::Integer},
+    kQuantizerAloneReads{WeightForm::None, ActivationForm::Q8_1Split};
+
 // Kernel error: |got - ref| / sum_k |A[m][k] W[n][k]| (the unquantized magnitudes, see
 // reference_gemm.h), against the same formula on the same blocks in float64. The kernels add
 // their block terms in FP32 in their own order: ~1e-7. Leaving out one block of K = 4096 is
 // ~1e-2; using the other convention for s, ~1e-3; rounding each block's d_w·d_a to fp16, ~1e-5
 // (test_w4a8_cpu checks on the CPU that it fails). The tolerance is step 1's, kSumOrderTolerance
 // (check.h).
-
-// Everything one case keeps on the device: inputs rotated over `copies` copies (cold L2), the
-// quantized activations (written by the pre-pass of each run), the outputs.
-struct DeviceProblem {
-    int copies = 1;
-    int64_t M, N, K, nblocks_a, nblocks_w;
-    DeviceBuffer<float> a_f32, w_f32;  // unquantized, for the pre-pass and cuBLAS SGEMM (w_f32 only if it runs)
-    DeviceBuffer<block_q4_0> w_blocks;
-    DeviceBuffer<uint8_t> w_qs;
-    DeviceBuffer<ggml_half> w_d;
-    DeviceBuffer<int8_t> a_i8, w_i8;   // the codes as plain int8 matrices, for cuBLAS int8 (only if it runs)
-    DeviceBuffer<block_q8_1> a_q8;
-    DeviceBuffer<int8_t> a_qs;         // the same, split layout
-    DeviceBuffer<uint32_t> a_ds;
-    DeviceBuffer<float> a_d;           // each block's d as FP32 (kernel 09)
-    DeviceBuffer<uint32_t> mma_words, mma_scales;  // for the tensor-core kernel (only if it runs)
-    DeviceBuffer<float> c;
-    DeviceBuffer<int32_t> c_i32;
-
-    W4A8Args args(int i) const {
-        const size_t copy = (size_t)(i % copies);
-        auto rotated = [&](const DeviceBuffer<uint32_t>& b) { return b.get() ? b.get() + copy * (b.count() / copies) : nullptr; };
-        return W4A8Args{w_blocks.get() + copy * nblocks_w, w_qs.get() + copy * nblocks_w * 16, w_d.get() + copy * nblocks_w,
-                        a_q8.get(), a_qs.get(), a_ds.get(), a_d.get(), rotated(mma_words), rotated(mma_scales), c.get(),
-                        (int)M, (int)N, (int)K};
-    }
-    const float* a_f32_copy(int i) const { return a_f32.get() + (size_t)(i % copies) * M * K; }
-    const float* w_f32_copy(int i) const { return w_f32.get() + (size_t)(i % copies) * N * K; }
-    const int8_t* a_i8_copy(int i) const { return a_i8.get() + (size_t)(i % copies) * M * K; }
-    const int8_t* w_i8_copy(int i) const { return w_i8.get() + (size_t)(i % copies) * N * K; }
-};
-
-// The Q4_0 codes n - 8 and the Q8_1 codes q as int8 row-major matrices.
-std::vector<int8_t> q4_0_codes(const std::vector<block_q4_0>& blocks) {
-    std::vector<int8_t> codes(blocks.size() * QK4_0);
-    for (size_t b = 0; b < blocks.size(); ++b)
-        for (int j = 0; j < QK4_0 / 2; ++j) {
-            codes[b * QK4_0 + j] = (int8_t)((blocks[b].qs[j] & 0x0F) - 8);
-            codes[b * QK4_0 + j + QK4_0 / 2] = (int8_t)((blocks[b].qs[j] >> 4) - 8);
-        }
-    return codes;
-}
-std::vector<int8_t> q8_1_codes(const std::vector<block_q8_1>& blocks) {
-    std::vector<int8_t> codes(blocks.size() * QK8_1);
-    for (size_t b = 0; b < blocks.size(); ++b) std::memcpy(&codes[b * QK8_1], blocks[b].qs, QK8_1);
-    return codes;
-}
-
-// Split-layout activations (codes, then (d, s) pairs) back into ggml blocks, to compare bytes.
-std::vector<block_q8_1> blocks_from_split(const DeviceBuffer<int8_t>& qs_d, const DeviceBuffer<uint32_t>& ds_d) {
-    const std::vector<int8_t> qs = qs_d.to_host();
-    const std::vector<uint32_t> ds = ds_d.to_host();
-    std::vector<block_q8_1> blocks(ds.size());
-    for (size_t b = 0; b < blocks.size(); ++b) {
-        std::memcpy(&blocks[b].d, &ds[b], 4);
-        std::memcpy(blocks[b].qs, &qs[b * QK8_1], QK8_1);
-    }
-    return blocks;
-}
-
-// The references on the sampled rows: the compensated formula (kernel error of the W4A8 kernels)
-// and the raw integer product Σ(n-8)·q (what cuBLAS int8 computes), both from the same blocks.
-struct QuantizedReference {
-    std::vector<double> compensated;
-    std::vector<double> signed_form;  // the exact dequantized dot, ignoring s (tensor-core kernels)
-    std::vector<double> integer;
-};
-
-QuantizedReference quantized_reference(const std::vector<block_q4_0>& w, const std::vector<block_q8_1>& a,
-                                       const std::vector<int64_t>& rows, int64_t N, int64_t K) {
-    const int64_t nb = K / QK4_0;
-    QuantizedReference r{std::vector<double>(rows.size() * N), std::vector<double>(rows.size() * N),
-                         std::vector<double>(rows.size() * N)};
-    parallel_for((int64_t)rows.size() * N, [&](int64_t idx) {
-        const int64_t ri = idx / N, n = idx % N;
-        const block_q4_0* wr = &w[n * nb];
-        const block_q8_1* ar = &a[rows[ri] * nb];
-        r.compensated[idx] = w4a8_dot_f64(wr, ar, nb, W4A8Form::Compensated);
-        r.signed_form[idx] = w4a8_dot_f64(wr, ar, nb, W4A8Form::Signed);
-        int64_t sum = 0;
-        for (int64_t b = 0; b < nb; ++b) sum += block_signed_sumi(wr[b], ar[b].qs);
-        r.integer[idx] = (double)sum;
-    });
-    return r;
-}
 
 // The raw integer product on int8 tensor cores, row-major as in common/cublas_baseline.cuh.
 cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* W, int32_t* C, int M, int N, int K) {
@@ -252,210 +170,84 @@ cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* 
                         N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
 }
 
+// One row's run: poisoned, checked against its reference, its quantization error measured.
+KernelRun checked_run(W4A8Problem& problem, const KernelInfo& info, const W4A8Reads& reads) {
+    KernelRun run = kernel_run_for(info);
+    run.prepass = problem.prepass(reads.activations);
+    if (run.prepass) run.prepass_name = "quantize A";
+    run.poison_output = [&problem, r = reads.reference](uint8_t pattern) { problem.poison_output(r, pattern); };
+    run.check = [&problem, name = info.name, r = reads.reference] { return problem.check(name, r); };
+    if (reads.reference == Reference::Integer) {
+        run.error_metric = "|diff| (exact int)";
+        run.report = KernelRun::Report::BadCount;
+    } else {
+        if (reads.reference != Reference::Unquantized)
+            run.quantization_nmse = [&problem] { return problem.quantization_nmse(); };
+        run.error_metric = "err/sum|aw|";
+    }
+    return run;
+}
+
 bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c,
               std::vector<ResultRow>* rows_out = nullptr) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
-    const int64_t nb_a = c.M * c.K / QK8_1, nb_w = c.N * c.K / QK4_0;
-    // Cold L2: a W4A8 run reads the Q4_0 weights and the FP32 activations (it quantizes them itself).
-    const size_t w4a8_bytes = nb_w * sizeof(block_q4_0) + c.M * c.K * sizeof(float);
-    const L2Rotation rot = plan_l2_rotation(gpu, w4a8_bytes, !opt.check_only);
-    // The baselines' own inputs (FP32 weights, int8 codes) are built only when they run.
-    const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8);
-    const bool run_mma = std::any_of(kKernels.begin(), kKernels.end(),
-                                     [&](const Step4Kernel& k) { return k.pipe == Pipe::Int8Tensor && opt.wants(k.info); });
-    // The activation forms the selected kernels read (quantize_a_alone times the split one): only
-    // those are made on the GPU, and byte-checked.
-    bool reads[3] = {false, false, false};  // by ActivationLayout
+    const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8), run_quantizer = opt.wants(kQuantizerAlone);
+    std::vector<W4A8Reads> reads;  // what the selected rows read: only that is prepared
     for (const auto& k : kKernels)
-        if (opt.wants(k.info)) reads[(int)k.reads.activations] = true;
-    reads[(int)ActivationLayout::Split] |= opt.wants(kQuantizerAlone);
-    const bool blocks = reads[(int)ActivationLayout::Blocks], split = reads[(int)ActivationLayout::Split],
-               codes_fp32_d = reads[(int)ActivationLayout::CodesFp32D];
-    const size_t per_copy = c.M * c.K * sizeof(float) + 2 * nb_w * sizeof(block_q4_0) +
-                            (run_sgemm ? c.N * c.K * sizeof(float) : 0) + (run_int8 ? (c.M + c.N) * c.K : 0) +
-                            (run_mma ? nb_w * sizeof(block_q4_0) : 0);
-    require_device_memory(gpu, rot.copies * per_copy + nb_a * sizeof(block_q8_1) + c.M * c.N * 8);
+        if (opt.wants(k.info)) reads.push_back(k.reads);
+    if (run_quantizer) reads.push_back(kQuantizerAloneReads);
+    if (run_sgemm) reads.push_back(kCublasSgemmReads);
+    if (run_int8) reads.push_back(kCublasInt8Reads);
+    W4A8Problem problem(gpu, opt, c, reads);
 
-    std::vector<float> A(c.M * c.K), W(c.N * c.K);
-    fill_normal(A, opt.seed, /*stream_id=*/1);
-    fill_normal(W, opt.seed, /*stream_id=*/2);
-    const std::vector<block_q4_0> Wq = quantize_rows_q4_0(W, c.N, c.K);
-    const Q4_0Repacked Wr = repack_q4_0(Wq);
-    const std::vector<block_q8_1> Aq = quantize_rows_q8_1(A, c.M, c.K, Q81Sum::DTimesSumQ);
-    const std::vector<int8_t> Aq_codes = run_int8 || codes_fp32_d ? q8_1_codes(Aq) : std::vector<int8_t>();  // cuBLAS int8's input; checks the codes-only pre-pass
-
-    DeviceProblem d;
-    d.copies = rot.copies;
-    d.M = c.M, d.N = c.N, d.K = c.K, d.nblocks_a = nb_a, d.nblocks_w = nb_w;
-    d.a_f32 = DeviceBuffer<float>(rot.copies * c.M * c.K);
-    d.w_blocks = DeviceBuffer<block_q4_0>(rot.copies * nb_w);
-    d.w_qs = DeviceBuffer<uint8_t>(rot.copies * nb_w * 16);
-    d.w_d = DeviceBuffer<ggml_half>(rot.copies * nb_w);
-    if (blocks) d.a_q8 = DeviceBuffer<block_q8_1>(nb_a);
-    if (split || codes_fp32_d) d.a_qs = DeviceBuffer<int8_t>(c.M * c.K);
-    if (split) d.a_ds = DeviceBuffer<uint32_t>(nb_a);
-    if (codes_fp32_d) d.a_d = DeviceBuffer<float>(nb_a);
-    d.c = DeviceBuffer<float>(c.M * c.N);
-    d.c_i32 = DeviceBuffer<int32_t>(c.M * c.N);
-    upload_copies(d.a_f32, A.data(), A.size(), rot.copies);
-    upload_copies(d.w_blocks, Wq.data(), Wq.size(), rot.copies);
-    upload_copies(d.w_qs, Wr.qs.data(), Wr.qs.size(), rot.copies);
-    upload_copies(d.w_d, Wr.d.data(), Wr.d.size(), rot.copies);
-    if (run_sgemm) {
-        d.w_f32 = DeviceBuffer<float>(rot.copies * c.N * c.K);
-        upload_copies(d.w_f32, W.data(), W.size(), rot.copies);
-    }
-    if (run_mma && c.K % kMmaChunk8 == 0) {
-        const Q4_0MmaLayout Wm = repack_q4_0_for_mma(Wq, c.N, c.K);
-        d.mma_words = DeviceBuffer<uint32_t>(rot.copies * Wm.words.size());
-        d.mma_scales = DeviceBuffer<uint32_t>(rot.copies * Wm.scales.size());
-        upload_copies(d.mma_words, Wm.words.data(), Wm.words.size(), rot.copies);
-        upload_copies(d.mma_scales, Wm.scales.data(), Wm.scales.size(), rot.copies);
-    }
-    if (run_int8) {
-        d.a_i8 = DeviceBuffer<int8_t>(rot.copies * c.M * c.K);
-        d.w_i8 = DeviceBuffer<int8_t>(rot.copies * c.N * c.K);
-        upload_copies(d.a_i8, Aq_codes.data(), Aq_codes.size(), rot.copies);
-        upload_copies(d.w_i8, q4_0_codes(Wq).data(), (size_t)(c.N * c.K), rot.copies);
-    }
-
-    // The pre-pass every W4A8 run includes: step 2's GPU quantizer, A (FP32) -> Q8_1, in blocks, in
-    // the split layout, or as the split layout's codes with d in FP32 (no (d, s) pairs: the
-    // tensor-core kernels never read s). Its bytes must be the CPU's, or the kernels would be
-    // checked against other data: each form a selected kernel reads is compared with the CPU's
-    // blocks once, here (the codes-only form written over poison, so that a code it failed to
-    // write cannot pass as the split run's).
-    auto quantize_blocks = [&](int i) {
-        quantize_q8_1_gpu(d.a_f32_copy(i), d.a_q8.get(), c.M * c.K, Q81Sum::DTimesSumQ, gpu.stream);
-    };
-    auto quantize_split = [&](int i) {
-        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), d.a_ds.get(), c.M * c.K, gpu.stream);
-    };
-    auto quantize_codes_fp32_d = [&](int i) {
-        quantize_q8_1_split_gpu(d.a_f32_copy(i), d.a_qs.get(), nullptr, c.M * c.K, gpu.stream, d.a_d.get());
-    };
-    const size_t a_bytes = Aq.size() * sizeof(block_q8_1);
-    bool same_a = true;
-    std::string forms;  // the forms checked, for the line below
-    if (blocks) {
-        quantize_blocks(0);
-        CUDA_CHECK_LAST();
-        const std::vector<block_q8_1> got = d.a_q8.to_host();
-        same_a = check_bytes("activations (blocks)", got.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass && same_a;
-        forms += "blocks";
-    }
-    if (split) {
-        quantize_split(0);
-        CUDA_CHECK_LAST();
-        const std::vector<block_q8_1> got = blocks_from_split(d.a_qs, d.a_ds);
-        same_a = check_bytes("activations (split)", got.data(), Aq.data(), a_bytes, sizeof(block_q8_1)).pass && same_a;
-        forms += forms.empty() ? "split layout" : ", split layout";
-    }
-    if (codes_fp32_d) {
-        poison(d.a_qs.get(), d.a_qs.bytes(), 0xFF, gpu.stream);
-        poison(d.a_d.get(), d.a_d.bytes(), 0xFF, gpu.stream);
-        quantize_codes_fp32_d(0);
-        CUDA_CHECK_LAST();
-        const std::vector<int8_t> codes_gpu = d.a_qs.to_host();
-        const std::vector<float> d_gpu = d.a_d.to_host();
-        std::vector<float> d_expected(Aq.size());
-        for (size_t b = 0; b < Aq.size(); ++b) d_expected[b] = fp16_to_fp32(Aq[b].d);
-        same_a = check_bytes("activations (codes for FP32 d)", codes_gpu.data(), Aq_codes.data(), Aq_codes.size(), QK8_1).pass &&
-                 check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float), sizeof(float)).pass &&
-                 same_a;
-        forms += forms.empty() ? "codes with FP32 d" : ", codes with FP32 d";
-    }
-    if (!forms.empty())
-        std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), %s: %s the CPU's %zu bytes\n", forms.c_str(),
-                    same_a ? "identical to" : "DIFFERENT FROM", a_bytes);
-
-    const ReferenceRows truth = reference_gemm(A.data(), W.data(), c.M, c.N, c.K, reference_row_choice(c.M, c.N, c.K));
-    const QuantizedReference qref = quantized_reference(Wq, Aq, truth.rows, c.N, c.K);
-    std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(), describe_rows(truth, c.M).c_str());
-    if (!opt.check_only) print_l2_rotation(rot, gpu);
-
-    auto download_rows = [&] { return gather_rows(d.c.to_host(), c.N, truth.rows); };
-    const Workload w4a8_work{2.0 * c.M * c.N * c.K, (double)w4a8_bytes + 4.0 * c.M * c.N};
     std::vector<ResultRow> rows;
     for (const auto& k : kKernels) {
         if (!opt.wants(k.info)) continue;
-        KernelRun run = kernel_run_for(k.info);
+        KernelRun run = checked_run(problem, k.info, k.reads);
         run.arch = k.arch;
         run.unsupported = k.why_not(c, gpu);
         run.must_run = c.expects(k.info.name);
         run.pipe = k.pipe;
-        run.prepass = k.reads.activations == ActivationLayout::Split        ? std::function<void(int)>(quantize_split)
-                      : k.reads.activations == ActivationLayout::CodesFp32D ? std::function<void(int)>(quantize_codes_fp32_d)
-                                                                            : std::function<void(int)>(quantize_blocks);
-        run.prepass_name = "quantize A";
-        run.launch = [&, launch = k.launch](int i) { launch(d.args(i), gpu.stream); };
-        run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&, name = k.info.name, form = k.reads.form] {
-            const std::vector<float> got = download_rows();
-            const std::vector<double>& ref = form == W4A8Form::Signed ? qref.signed_form : qref.compensated;
-            return check_close(name.c_str(), got.data(), ref.data(), got.size(),
-                               Tolerance{0.0, kSumOrderTolerance, truth.abs_sum.data()}, c.N);
-        };
-        run.quantization_nmse = [&] { return nmse(download_rows(), truth.c); };
-        run.error_metric = "err/sum|aw|";
-        rows.push_back(evaluate_kernel(gpu, opt, run, w4a8_work));
+        run.launch = [&, launch = k.launch](int i) { launch(problem.args(i), gpu.stream); };
+        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(k.reads)));
     }
-    if (opt.wants(kQuantizerAlone)) {  // what every W4A8 kernel's time includes before its own work
+    if (run_quantizer) {  // what every W4A8 kernel's time includes before its own work
         KernelRun run;
         run.name = kQuantizerAlone.name;
-        run.launch = quantize_split;
-        run.poison_output = [&](uint8_t pattern) {
-            poison(d.a_qs.get(), d.a_qs.bytes(), pattern, gpu.stream);
-            poison(d.a_ds.get(), d.a_ds.bytes(), pattern, gpu.stream);
-        };
+        run.launch = problem.prepass(ActivationForm::Q8_1Split);
+        run.poison_output = [&](uint8_t pattern) { problem.poison_split_activations(pattern); };
         run.check = [&] {
-            const std::vector<block_q8_1> blocks = blocks_from_split(d.a_qs, d.a_ds);
-            return check_bytes("quantize_a_alone", blocks.data(), Aq.data(), a_bytes, sizeof(block_q8_1));
+            const std::vector<block_q8_1> got = problem.split_activations_as_blocks();
+            const std::vector<block_q8_1>& expected = problem.activation_blocks();
+            return check_bytes("quantize_a_alone", got.data(), expected.data(), expected.size() * sizeof(block_q8_1), sizeof(block_q8_1));
         };
         run.error_metric = "bytes_diff";
         run.report = KernelRun::Report::BadCount;
-        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{0.0, c.M * c.K * 4.0 + (double)a_bytes}));
+        const double q8_1_bytes = (double)c.M * c.K / QK8_1 * sizeof(block_q8_1);
+        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{0.0, c.M * c.K * 4.0 + q8_1_bytes}));
     }
     if (run_sgemm) {
-        KernelRun run;
-        run.name = kCublasSgemm.name;
+        KernelRun run = checked_run(problem, kCublasSgemm, kCublasSgemmReads);
         run.launch = [&](int i) {
-            cublas_sgemm_rowmajor(cublas, d.a_f32_copy(i), d.w_f32_copy(i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
+            cublas_sgemm_rowmajor(cublas, problem.a_f32(i), problem.w_f32(i), problem.args(i).c, (int)c.M, (int)c.N, (int)c.K);
         };
-        run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&] {
-            const std::vector<float> got = download_rows();
-            return check_close("cublas_sgemm", got.data(), truth.c.data(), got.size(),
-                               Tolerance{0.0, kSumOrderTolerance, truth.abs_sum.data()}, c.N);
-        };
-        run.error_metric = "err/sum|aw|";
-        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{2.0 * c.M * c.N * c.K, 4.0 * (c.M * c.K + c.N * c.K + c.M * c.N)}));
+        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(kCublasSgemmReads)));
     }
     if (run_int8) {
-        KernelRun run;
-        run.name = kCublasInt8.name;
+        KernelRun run = checked_run(problem, kCublasInt8, kCublasInt8Reads);
         run.pipe = Pipe::Int8Tensor;
-        const cublasStatus_t status = cublas_int8_run(cublas, d.a_i8_copy(0), d.w_i8_copy(0), d.c_i32.get(), (int)c.M, (int)c.N, (int)c.K);
+        auto launch = [&](int i) {
+            return cublas_int8_run(cublas, problem.a_i8(i), problem.w_i8(i), problem.c_i32(), (int)c.M, (int)c.N, (int)c.K);
+        };
+        const cublasStatus_t status = launch(0);
         if (status != CUBLAS_STATUS_SUCCESS) run.unsupported = "cuBLAS int8 refuses this shape (status " + std::to_string((int)status) + ")";
-        run.launch = [&](int i) {
-            CUBLAS_CHECK(cublas_int8_run(cublas, d.a_i8_copy(i), d.w_i8_copy(i), d.c_i32.get(), (int)c.M, (int)c.N, (int)c.K));
-        };
-        run.poison_output = [&](uint8_t pattern) { poison(d.c_i32.get(), d.c_i32.bytes(), pattern, gpu.stream); };
-        run.check = [&] {  // exact: an integer product has one right answer
-            const std::vector<int32_t> all = d.c_i32.to_host();
-            std::vector<float> got(truth.rows.size() * c.N);
-            for (size_t ri = 0; ri < truth.rows.size(); ++ri)
-                for (int64_t n = 0; n < c.N; ++n) got[ri * c.N + n] = (float)all[truth.rows[ri] * c.N + n];
-            return check_close("cublas_int8", got.data(), qref.integer.data(), got.size(), Tolerance{0.0, 0.0}, c.N);
-        };
-        run.error_metric = "|diff| (exact int)";
-        run.report = KernelRun::Report::BadCount;
-        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{2.0 * c.M * c.N * c.K, (double)(c.M + c.N) * c.K + 4.0 * c.M * c.N}));
+        run.launch = [launch](int i) { CUBLAS_CHECK(launch(i)); };
+        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(kCublasInt8Reads)));
     }
     print_table(rows, "naive", {kCublasSgemm.name, kCublasInt8.name});
-    append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
+    append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(problem.rotation(), opt.check_only));
     if (rows_out) *rows_out = rows;
-    return same_a && !any_failed(rows);
+    return problem.activations_match() && !any_failed(rows);
 }
 
 // ---------------------------------------------------------------------------------------------

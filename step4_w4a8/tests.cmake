@@ -21,6 +21,9 @@ add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes chec
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
+# gemv_q4_k (Q4_K, K a multiple of 256): 4352 = 17 super-blocks (136 threads, the last warp partly idle),
+# at M = 1 and 3 (each token count is its own instantiation); 256, one super-block (8 threads of a warp);
+# 15360 and 16384 (60 and 64 super-blocks; M = 8 at 512 threads per CTA).
 add_gpu_shape_tests(step4 step4_w4a8
   1x100x32:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
   2x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
@@ -29,7 +32,7 @@ add_gpu_shape_tests(step4 step4_w4a8
   37x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   129x100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   1x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
-  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k
   1x37x16416:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl
   3x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   13x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
@@ -39,10 +42,13 @@ add_gpu_shape_tests(step4 step4_w4a8
   8x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   5x33x192:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
   7x4101x64:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
-  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
+  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k
   1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
-  200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma)
+  200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
+  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k
+  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k
+  5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -80,6 +86,13 @@ add_sanitizer_test(step4_memcheck_gemv_mma_7x4101x192 memcheck step4_w4a8 --m 7 
 # synccheck rejects the .aligned barrier of __syncthreads there.
 add_sanitizer_test(step4_synccheck_gemv_mma_2x2000x4224 synccheck step4_w4a8 --m 2 --n 2000 --k 4224 --kernel gemv_mma)
 add_sanitizer_test(step4_memcheck_gemv_mma_3x4101x192 memcheck step4_w4a8 --m 3 --n 4101 --k 192 --kernel gemv_mma)  # M <= 4: block pairs
+# gemv_q4_k: reads inside both weight streams on a ragged N (last rows repeated, never stored) and
+# 17 super-blocks; its row sums' buffers reused across stages (2000 rows > CTAs x rows per stage).
+add_sanitizer_test(step4_memcheck_gemv_q4_k_3x4101x4352 memcheck step4_w4a8 --m 3 --n 4101 --k 4352 --kernel gemv_q4_k)
+add_sanitizer_test(step4_racecheck_gemv_q4_k_8x2000x16384 racecheck step4_w4a8 --m 8 --n 2000 --k 16384 --kernel gemv_q4_k)
+# ... and its shuffles of the header words: each among the 8 lanes of one super-block, the warp's other
+# lanes idle when K = 256 (8 threads).
+add_sanitizer_test(step4_synccheck_gemv_q4_k_5x37x256 synccheck step4_w4a8 --m 5 --n 37 --k 256 --kernel gemv_q4_k)
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

@@ -1,7 +1,8 @@
 // w4a8_layout.cuh - what step 4's kernels read and write.
 //
-// Weights come in ggml's Q4_0 blocks, and repacked into two 16-byte aligned streams
-// (common/q4_0_layout.cuh).
+// Weights come in ggml's Q4_0 blocks, repacked into two 16-byte aligned streams
+// (common/q4_0_layout.cuh) or into mma.sync fragment order (w4a8_mma_layout.h), or as Q4_K
+// repacked (common/q4_k_layout.h); w4a8_problem.cuh makes the forms the selected kernels read.
 // Activations are quantized on the GPU into ggml's Q8_1 blocks (36 bytes, 4-byte aligned), or,
 // for the GEMV, into the same bytes split in two arrays (codes, then (d, s) pairs) so that a lane
 // can read a block's codes with 16-byte loads (ggml_quants_gpu.cuh, quantize_q8_1_split_gpu).
@@ -28,6 +29,8 @@ struct W4A8Args {
     const uint32_t* mma_scales;  // ... and their scales
     float* c;                    // [M][N]
     int M, N, K;
+    const uint8_t* q4k_headers;  // Q4_K weights repacked (common/q4_k_layout.h): [N][K/256][16] headers ...
+    const uint8_t* q4k_codes;    // ... and [N][K/32][16] codes, Q4_0's nibble order
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

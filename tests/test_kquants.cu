@@ -53,6 +53,26 @@ static void test_q4_k_scale_packing() {
     EXPECT(bad == 0);
 }
 
+// The kernels' unpacking from three words (q4_k_layout.h) is ggml's from the byte array, for every
+// sub-block and every byte value in each position it reads.
+static void test_q4_k_scale_min_words() {
+    size_t bad = 0;
+    for (int v = 0; v < 256; ++v)
+        for (int pos = 0; pos < K_SCALE_SIZE; ++pos) {
+            uint8_t packed[K_SCALE_SIZE];
+            for (int i = 0; i < K_SCALE_SIZE; ++i) packed[i] = (uint8_t)(i == pos ? v : 37 * i + 11);
+            uint32_t s[3];
+            std::memcpy(s, packed, sizeof(s));
+            for (int j = 0; j < 8; ++j) {
+                int sc, m, sc_w, m_w;
+                kquants::q4_k_scale_min(j, packed, sc, m);
+                q4_k_scale_min_words(j, s[0], s[1], s[2], sc_w, m_w);
+                bad += sc != sc_w || m != m_w;
+            }
+        }
+    EXPECT(bad == 0);
+}
+
 // The Q4_K × Q8_1 formula (q4_k_q8_1.h) is the dequantized dot product, rewritten: with s = d_a·Σq_a
 // kept exact, d·sc_j·d_a·sumi_j − dmin·m_j·s summed over the sub-blocks equals Σ deq(w)·deq(a) to
 // float64 rounding (every term is a small integer times d·d_a or dmin·d_a). Then with the s that
@@ -137,6 +157,7 @@ int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
     test_q4_k_scale_packing();
+    test_q4_k_scale_min_words();
     test_q4_k_q8_1_formula();
     test_q4_k_repack();
     return unit_test_summary();

@@ -41,11 +41,13 @@ run || fail "exit $? on the planted results"
 [ "$(status_of step4_w4a8 '≤ 10 µs')" = "met within noise |" ] || fail "M=1 at 9.9 us is not 'met within noise' for ≤ 10 µs: $(status_of step4_w4a8 '≤ 10 µs')"
 # Repeated runs in one CSV (bench_all.sh REPEAT=3): the goal is judged on the median run, never the
 # best one, and a run that failed fails the kernel. M=4's gemv_mma at 13, 15.5 and 16 us: missed.
-# repeat_m4 T1 T2 T3: the CSV with three runs of M=4's gemv_mma at those times ("FAIL": a failed run).
+# repeat_m4 T1 T2 T3: the CSV with three runs of M=4's gemv_mma at those times ("FAIL": a failed run),
+# every other kernel of that case made slower than 20 us (so that gemv_mma is the one judged).
 repeat_m4() {
   awk -F, -v OFS=, -v runs="$*" '$2 ~ /^decode; 4 tokens/ && $3 == "gemv_mma" {
       n = split(runs, t, " "); for (i = 1; i <= n; i++) { if (t[i] == "FAIL") { $13 = "FAIL" } else { $7 = t[i]; $13 = "PASS" } print }
-      next } 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
+      next }
+    $2 ~ /^decode; 4 tokens/ && $7 + 0 > 0 && $7 + 0 < 0.02 { $7 = "0.02" } 1' "$src/results/NVIDIA_H200/step4_w4a8.csv" >"$work/res/step4_w4a8.csv"
 }
 repeat_m4 0.013 0.0155 0.016
 run || fail "exit $? on repeated runs"

@@ -9,10 +9,10 @@ step_takes_csv() {
 }
 
 # The step's runs besides its lesson, each with its own README block <step>--<flag>: step 3's batch
-# sweep, step 4's summit.
+# sweep, step 4's summit and its mma.sync microbenchmark.
 step_extra_runs() {
   case $1 in
     step3_w4a16) echo --sweep ;;
-    step4_w4a8) echo --summit ;;
+    step4_w4a8) echo --summit --mma-peak ;;
   esac
 }

@@ -4,6 +4,7 @@
 
 #include "../common/data.h"
 #include "../common/ggml_quants.h"
+#include "../common/ggml_quants_tensor.h"
 #include "../common/parallel_for.h"
 #include "../common/q4_0_layout.cuh"
 #include "../common/q4_0_q8_1.h"
@@ -12,13 +13,6 @@
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-// Q8_1 blocks of a whole matrix on the CPU, rows in parallel.
-inline std::vector<block_q8_1> quantize_rows_q8_1(const std::vector<float>& x, int64_t rows, int64_t k, Q81Sum sum_mode) {
-    std::vector<block_q8_1> q((size_t)(rows * k / QK8_1));
-    parallel_for(rows, [&](int64_t r) { quantize_row_q8_1_ref(&x[r * k], &q[r * k / QK8_1], k, sum_mode); });
-    return q;
-}
 
 // The ways to compute one block's (or one row's) product that part 1 compares.
 struct DotVariants {

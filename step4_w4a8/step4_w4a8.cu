@@ -44,6 +44,7 @@
 #include "kernels/10_gemv_mma.cuh"
 #include "kernels/11_mma_int8_tma.cuh"
 #include "kernels/12_gemv_q4_k.cuh"
+#include "mma_peak.cuh"
 #include "w4a8_problem.cuh"
 
 // ---------------------------------------------------------------------------------------------
@@ -301,15 +302,18 @@ bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
 int main(int argc, char** argv) {
     ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
                      "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {},
-                     {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16 to 4096 (TENSOR_CORES.md)"}}};
+                     {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16 to 4096 (TENSOR_CORES.md)"},
+                      {"mma-peak", false, "a microbenchmark: mma.sync int8 alone and with Q4_0's epilogue, no memory (TENSOR_CORES.md)"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     info.kernels.push_back(kQuantizerAlone);
     info.kernels.push_back(kCublasSgemm);
     info.kernels.push_back(kCublasInt8);
     const Options opt = parse_options(argc, argv, info);
-    const bool summit = opt.has("summit");
+    const bool summit = opt.has("summit"), mma_peak_run = opt.has("mma-peak");
     if (summit && (opt.has_shape || !opt.kernels.empty()))
         usage_error("--summit runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
+    if (mma_peak_run && (summit || opt.has_shape || !opt.kernels.empty() || opt.check_only))
+        usage_error("--mma-peak times one microbenchmark of its own; leave out --summit, --m/--n/--k, --kernel and --check-only");
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
     if (!expected_kernels_fit(summit ? kSummitCases : cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step4Kernel* k = find_kernel(kKernels, name);
@@ -317,7 +321,7 @@ int main(int argc, char** argv) {
         }))
         return EXIT_CHECK_FAILED;
 
-    const bool lesson_run = !summit && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
+    const bool lesson_run = !summit && !mma_peak_run && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
     if (lesson_run) {
         std::printf("== 1. the compensation formula, on the CPU ==\n");
         demonstrate_compensation(opt.seed);
@@ -326,10 +330,14 @@ int main(int argc, char** argv) {
     if (lesson_run) std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit ? "the summit needs one" : lesson_run ? "part 1 ran, no kernel did" : "no kernel ran");
+        std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit           ? "the summit needs one"
+                                                                : mma_peak_run ? "the microbenchmark needs one"
+                                                                : lesson_run   ? "part 1 ran, no kernel did"
+                                                                               : "no kernel ran");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);
+    if (mma_peak_run) return mma_peak::run(gpu, opt) ? finish_run(true) : EXIT_NO_GPU;
     cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
 
     bool all_pass = true;

@@ -11,6 +11,7 @@
 #include "../common/common.cuh"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_gpu.cuh"
+#include "../common/ggml_quants_tensor.h"
 #include "../common/q4_0_q8_1.h"
 #include "../common/q4_k_layout.h"
 #include "../common/q4_k_q8_1.h"

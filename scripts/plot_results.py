@@ -20,7 +20,7 @@ import sys
 import textwrap
 
 from figures import matplotlib_missing, plt, save
-from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
+from results_csv import BASELINE_PREFIX, number, our_kernel, read_llama, read_rows, step4_weights, timed
 
 SWEEP_PREFIX = "sweep M="
 SUMMIT_PREFIX = "summit "  # step 4's --summit: its shapes are in the llama.cpp chart, not the ladder
@@ -117,11 +117,11 @@ def plot_sweep(rows: list, info: str, out: pathlib.Path):
 def plot_llama(rows: list, llama_csv: pathlib.Path, info: str, out: pathlib.Path):
     if not llama_csv.exists():
         return None
-    recorded = {(int(r["M"]), int(r["N"]), int(r["K"])): r for r in read_rows(llama_csv)}
+    recorded = {key[1:]: r for key, r in read_llama(llama_csv).items() if key[0] == "q4_0"}  # the chart is Q4_0's
     best_by_shape = {}  # a shape timed in two cases (a lesson case and the summit) gets one bar, its best
     for rs in by_case(rows).values():
         shape = (int(rs[0]["M"]), int(rs[0]["N"]), int(rs[0]["K"]))
-        ours = [r for r in rs if our_kernel(r["kernel"]) and timed(r)]
+        ours = [r for r in rs if our_kernel(r["kernel"]) and timed(r) and step4_weights(r["kernel"]) == "q4_0"]
         if shape in recorded and ours:
             best = min(ours, key=lambda r: number(r["time_ms"]))
             if shape not in best_by_shape or number(best["time_ms"]) < number(best_by_shape[shape]["time_ms"]):

@@ -8,6 +8,9 @@ import statistics
 
 BASELINE_PREFIX = "cublas_"  # the library baselines measured in the same run
 NOT_OURS = (BASELINE_PREFIX, "quantize_a_alone")  # baselines, and step 4's quantizer timed on its own
+# Step 4's kernels by the weight format they read, as llama.cpp's recorded times name it
+# (results/llama_cpp_h200.csv, column "weights"): every other kernel of step 4 reads Q4_0.
+STEP4_WEIGHTS = {"gemv_q4_k": "q4_k"}
 
 
 def number(text: str) -> float:
@@ -61,3 +64,16 @@ def read_rows(path: pathlib.Path) -> list:
 
 if __name__ == "__main__":  # a module for the other scripts; run, it says what it is
     print(__doc__.strip())
+
+
+def step4_weights(kernel: str) -> str:
+    """The weight format a step 4 kernel reads: "q4_0" or "q4_k"."""
+    return STEP4_WEIGHTS.get(kernel, "q4_0")
+
+
+def read_llama(path: pathlib.Path) -> dict:
+    """llama.cpp's recorded times (results/llama_cpp_h200.csv) by (weights, M, N, K), as ints and
+    the row; a file without a "weights" column holds Q4_0 times. Empty when the file is missing."""
+    if not path.exists():
+        return {}
+    return {(r.get("weights") or "q4_0", int(r["M"]), int(r["N"]), int(r["K"])): r for r in read_rows(path)}

@@ -8,7 +8,8 @@ RESULTS_DIR is a folder that scripts/bench_all.sh wrote (results/NVIDIA_H200): o
 step and run_info.txt. For every lesson case of every step (not step 3's sweep), the table gives
 the fastest kernel that passed its check, its time and % of roofline, and its speed against the
 library baseline measured in the same run (cuBLAS) and, where results/llama_cpp_h200.csv has the
-shape, against llama.cpp's recorded time. It replaces the lines between
+shape, against llama.cpp's recorded time for the same weight format (step 4's Q4_K kernels get a
+line of their own, against llama.cpp's Q4_K). It replaces the lines between
 
     <!-- headline:NAME -->
     <!-- /headline -->
@@ -20,13 +21,17 @@ import pathlib
 import re
 import sys
 
-from results_csv import BASELINE_PREFIX, number, our_kernel, read_rows, timed
+from results_csv import BASELINE_PREFIX, number, our_kernel, read_llama, read_rows, step4_weights, timed
 
 
-def read_llama(path: pathlib.Path) -> dict:
-    if not path.exists():
-        return {}
-    return {(r["M"], r["N"], r["K"]): float(r["time_us"]) for r in read_rows(path)}
+def groups_of_ours(step: str, rows: list) -> dict:
+    """A case's timed kernels of ours, by the weights they read (step 4: Q4_0 and Q4_K, each its own
+    line and its own llama.cpp time); one group for the other steps."""
+    groups = {}
+    for r in rows:
+        if timed(r) and our_kernel(r["kernel"]):
+            groups.setdefault(step4_weights(r["kernel"]) if step == "step4_w4a8" else "", []).append(r)
+    return groups
 
 
 def table(results: pathlib.Path) -> str:
@@ -40,17 +45,17 @@ def table(results: pathlib.Path) -> str:
             if not r["case"].startswith("sweep "):
                 cases.setdefault((r["case"], r["M"], r["N"], r["K"]), []).append(r)
         for (name, m, n, k), rs in cases.items():
-            ours = [r for r in rs if timed(r) and our_kernel(r["kernel"])]
-            if not ours:
-                continue
-            best = min(ours, key=lambda r: number(r["time_ms"]))
-            t = number(best["time_ms"])
-            library = [f"{number(b['time_ms']) / t:.2f}x {b['kernel'][len(BASELINE_PREFIX):]}" for b in rs
-                       if timed(b) and b["kernel"].startswith(BASELINE_PREFIX)]
-            recorded = llama.get((m, n, k)) if path.stem == "step4_w4a8" else None
-            versus_llama = f"{recorded / (t * 1e3):.2f}x ({recorded:.1f} µs)" if recorded else "-"
-            lines.append(f"| {path.stem} | {name} ({m}, {n}, {k}) | {best['kernel']} | {t * 1e3:.1f} µs | "
-                         f"{number(best['pct_roofline']):.0f}% | {', '.join(library) or '-'} | {versus_llama} |")
+            for weights, ours in groups_of_ours(path.stem, rs).items():
+                best = min(ours, key=lambda r: number(r["time_ms"]))
+                t = number(best["time_ms"])
+                library = [f"{number(b['time_ms']) / t:.2f}x {b['kernel'][len(BASELINE_PREFIX):]}" for b in rs
+                           if timed(b) and b["kernel"].startswith(BASELINE_PREFIX)]
+                row = llama.get((weights, int(m), int(n), int(k))) if weights else None
+                recorded = float(row["time_us"]) if row else None
+                versus_llama = f"{recorded / (t * 1e3):.2f}x ({recorded:.1f} µs{', Q4_K' if weights == 'q4_k' else ''})" if recorded else "-"
+                step = path.stem + (", Q4_K" if weights == "q4_k" else "")
+                lines.append(f"| {step} | {name} ({m}, {n}, {k}) | {best['kernel']} | {t * 1e3:.1f} µs | "
+                             f"{number(best['pct_roofline']):.0f}% | {', '.join(library) or '-'} | {versus_llama} |")
     return "\n".join(lines)
 
 

@@ -27,6 +27,9 @@ const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
 // The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores above).
 const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128"};
 const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8"};
+// Step 4's Q4_K kernels (KQUANTS.md), against llama.cpp's recorded Q4_K times: a GEMV so far.
+const std::vector<std::string> kStep4Q4KContenders = {"gemv_q4_k"};
+constexpr long long kStep4Q4KMaxM = 8;
 
 struct StepTiming {
     double time_us = NAN;  // NaN: nothing passed, or the step did not run
@@ -57,10 +60,11 @@ inline StepTiming fastest_in_csv(const std::string& csv_path, const std::vector<
     return best;
 }
 
-// Runs one step program at one shape, its output to a log; its fastest kernel from its CSV.
+// Runs one step program at one shape, its output to a log; its fastest kernel from its CSV. `tag`
+// tells apart two runs of one step at one shape (their logs and CSVs).
 inline StepTiming time_step(const std::string& dir, const std::string& step, const std::vector<std::string>& kernels,
-                            long long M, long long N, long long K, const std::string& scratch) {
-    const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K);
+                            long long M, long long N, long long K, const std::string& scratch, const std::string& tag = "") {
+    const std::string shape = std::to_string(M) + "x" + std::to_string(N) + "x" + std::to_string(K) + tag;
     const std::string csv = scratch + "/" + step + "-" + shape + ".csv", log = scratch + "/" + step + "-" + shape + ".log";
     std::string list;
     for (const auto& k : kernels) list += (list.empty() ? "" : ",") + k;
@@ -145,10 +149,11 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
     std::printf("  %5s %6s %6s  %-27s %-22s %11s %14s\n", "M", "N", "K", "W4A16 (step 3)", "W4A8 (step 4)", "llama.cpp",
                 "W4A8 vs llama");
     bool ok = true;
+    auto wanted = [](const LlamaTime& t, const char* weights) {
+        return t.weights == weights && std::find(kSpeedLevelM.begin(), kSpeedLevelM.end(), t.M) != kSpeedLevelM.end();
+    };
     for (const auto& t : llama) {
-        bool wanted = false;
-        for (long long m : kSpeedLevelM) wanted = wanted || t.M == m;
-        if (!wanted) continue;
+        if (!wanted(t, "q4_0")) continue;
         const StepTiming w4a16 = time_step(runs.dir, "step3_w4a16", kStep3Contenders, t.M, t.N, t.K, runs.scratch);
         const StepTiming w4a8 = time_step(runs.dir, "step4_w4a8", kStep4Contenders, t.M, t.N, t.K, runs.scratch);
         ok = ok && w4a16.exit_code == 0 && w4a8.exit_code == 0;
@@ -158,5 +163,18 @@ inline bool run_speed_level(const char* argv0, const std::string& gpu_name) {
     }
     std::printf("  (W4A8 is llama.cpp's own scheme: its MUL_MAT quantizes the F32 activations to Q8_1 first; W4A16\n"
                 "   keeps them in fp16 with group-128 weights, a different format shown for scale)\n");
+    std::printf("  Q4_K weights (step 4's K-quant chapter, KQUANTS.md; a GEMV so far, M <= %lld):\n", kStep4Q4KMaxM);
+    std::printf("  %5s %6s %6s  %-22s %11s %14s\n", "M", "N", "K", "W4A8 Q4_K (step 4)", "llama.cpp", "W4A8 vs llama");
+    for (const auto& t : llama) {
+        if (!wanted(t, "q4_k")) continue;
+        StepTiming q4_k;
+        if (t.M <= kStep4Q4KMaxM) {
+            q4_k = time_step(runs.dir, "step4_w4a8", kStep4Q4KContenders, t.M, t.N, t.K, runs.scratch, "-q4_k");
+            ok = ok && q4_k.exit_code == 0;
+        }
+        std::printf("  %5lld %6lld %6lld  %-22s %11s %14s\n", t.M, t.N, t.K,
+                    t.M <= kStep4Q4KMaxM ? timing_cell(q4_k).c_str() : "- (no kernel yet)", fmt_or_dash(t.time_us, "%.1f us").c_str(),
+                    same_gpu ? fmt_or_dash(t.time_us / q4_k.time_us, "%.2fx").c_str() : "-");
+    }
     return ok;
 }

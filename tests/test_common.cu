@@ -336,6 +336,20 @@ static void test_llama_times() {
     EXPECT(t && t->time_us == 93.73 && t->gpu == "NVIDIA H200" && t->ggml_commit == "d99724f2");
     EXPECT(find_llama_time(rows, 4096, 4096, 1) == nullptr);
     EXPECT(read_llama_times("/nonexistent/llama.csv").empty());
+
+    // With a weights column: Q4_0 and Q4_K at one shape are two times, each found by its format.
+    char path2[] = "/tmp/llama_times_XXXXXX";
+    FILE* g = fdopen(mkstemp(path2), "w");
+    std::fprintf(g, "M,N,K,weights,time_us,gpu,date,ggml_commit,source\n"
+                    "1,4096,14336,q4_0,14.20,NVIDIA H200,2026-11-29,d99724f2,perf\n"
+                    "1,4096,14336,q4_k,16.13,NVIDIA H200,2026-12-01,d99724f2,perf\n");
+    std::fclose(g);
+    const std::vector<LlamaTime> both = read_llama_times(path2);
+    std::remove(path2);
+    const LlamaTime* q4_0 = find_llama_time(both, 1, 4096, 14336);
+    const LlamaTime* q4_k = find_llama_time(both, 1, 4096, 14336, "q4_k");
+    EXPECT(q4_0 && q4_0->time_us == 14.20 && q4_k && q4_k->time_us == 16.13);
+    EXPECT(find_llama_time(both, 1, 4096, 14336, "q6_k") == nullptr);
 }
 
 int main() {

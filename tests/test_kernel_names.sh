@@ -45,7 +45,7 @@ while read -r step kernel _; do
 done <"$src/scripts/profiles.txt"
 
 # step 5's contender lists: const std::vector<std::string> kStep3Contenders = {"a", "b"};
-for pair in "kStep3Contenders step3_w4a16" "kStep4Contenders step4_w4a8"; do
+for pair in "kStep3Contenders step3_w4a16" "kStep4Contenders step4_w4a8" "kStep4Q4KContenders step4_w4a8"; do
   read -r var step <<<"$pair"
   line=$(grep -E "\b$var = \{" "$src/step5_llama_compare/speed_level.h")
   [ -n "$line" ] || { echo "MISSING: $var in step5_llama_compare/speed_level.h"; bad=1; continue; }

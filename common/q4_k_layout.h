@@ -45,16 +45,14 @@ inline int q4_k_repacked_code(const uint8_t* sub_block, int l) {
 // GPU would keep in local memory when j is not known at compile time. Sub-block j reads byte j % 4
 // of each word: j < 4 the 6-bit scale in s0 and min in s1; j >= 4 the low 4 bits of both in s2
 // and their top 2 bits in the spare top bits of s0 (scale) and s1 (min).
+// Both forms are computed and one is selected: the 8 lanes of a super-block take both sides of
+// j < 4, and a branch would make a warp run them one after the other.
 GGML_HD void q4_k_scale_min_words(int j, uint32_t s0, uint32_t s1, uint32_t s2, int& scale, int& min) {
     const int shift = 8 * (j % 4);
     const uint32_t b0 = (s0 >> shift) & 0xFF, b1 = (s1 >> shift) & 0xFF, b2 = (s2 >> shift) & 0xFF;
-    if (j < 4) {
-        scale = (int)(b0 & 63);
-        min = (int)(b1 & 63);
-    } else {
-        scale = (int)((b2 & 0xF) | (b0 >> 6) << 4);
-        min = (int)((b2 >> 4) | (b1 >> 6) << 4);
-    }
+    const bool low = j < 4;
+    scale = (int)(low ? b0 & 63 : (b2 & 0xF) | (b0 >> 6) << 4);
+    min = (int)(low ? b1 & 63 : (b2 >> 4) | (b1 >> 6) << 4);
 }
 
 // ggml's reference quantizer on every row of a rows x k matrix (k a multiple of 256), all cores.

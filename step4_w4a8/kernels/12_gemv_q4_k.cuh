@@ -22,6 +22,7 @@
 #include "../../common/gpu.cuh"
 #include "../../common/q4_0_q8_1.h"
 #include "../../common/q4_k_layout.h"
+#include "../../common/small_int_to_float.cuh"
 #include "../w4a8_layout.cuh"
 #include "08_gemv_resident.cuh"
 
@@ -46,10 +47,9 @@ struct ResidentQ4_KQ8_1 {
     using Activation = gemv_resident_w4a8::ResidentQ4_0Q8_1::Activation;  // the same Q8_1 blocks as 08
 
     __device__ static Weight load_weight(const Args& p, int row, int block) {
-        const size_t sub = (size_t)row * (p.K / 32) + block;
-        const size_t super = (size_t)row * (p.K / QK_K) + block / kQ4KSubBlocks;
+        const size_t sub = (size_t)row * (p.K / 32) + block;  // its super-block: sub / 8 (8 sub-blocks each)
         return {__ldcs(reinterpret_cast<const uint4*>(p.q4k_codes) + sub),
-                __ldcs(reinterpret_cast<const uint32_t*>(p.q4k_headers) + super * 4 + block % 4)};
+                __ldcs(reinterpret_cast<const uint32_t*>(p.q4k_headers) + sub / kQ4KSubBlocks * 4 + block % 4)};
     }
     __device__ static Activation load_activation(const Args& p, int token, int block) {
         return gemv_resident_w4a8::ResidentQ4_0Q8_1::load_activation(p, token, block);
@@ -64,13 +64,13 @@ struct ResidentQ4_KQ8_1 {
         int sc, m;
         q4_k_scale_min_words(j, s0, s1, s2, sc, m);
         const float2 d_dmin = __half22float2(*reinterpret_cast<const __half2*>(&d_dmin_bits));
-        return {w.q, d_dmin.x * (float)sc, d_dmin.y * (float)m};
+        return {w.q, d_dmin.x * small_int_to_float(sc), d_dmin.y * small_int_to_float(m)};
     }
     // d·sc_j·(d_a·sumi) − dmin·m_j·s.
     __device__ static float dot(const Ready& w, const Activation& a) {
         const uint32_t words[4] = {w.q.x, w.q.y, w.q.z, w.q.w};
         const int sumi = block_sumi_words(words, a.q);
-        return fmaf(w.d_sc * a.d, (float)sumi, -w.dmin_m * a.s);
+        return fmaf(w.d_sc * a.d, small_int_to_float(sumi), -w.dmin_m * a.s);
     }
     __device__ static float finish(const Args&, int, float sum) { return sum; }
 };

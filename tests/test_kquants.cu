@@ -6,6 +6,7 @@
 #include "q4_0_q8_1.h"
 #include "q4_k_layout.h"
 #include "q4_k_q8_1.h"
+#include "q6_k_q8_1.h"
 #include "unit_test.h"
 
 #include <cmath>
@@ -153,6 +154,38 @@ static void test_q4_k_repack() {
     EXPECT(misplaced == 0 && wrong_sums == 0);
 }
 
+// The Q6_K × Q8_1 formula (q6_k_q8_1.h) is the dequantized dot product, regrouped: per 16 values an
+// integer sum of (q − 32)·q_a times the sub-block's scale, per 32 values d_a, per super-block d.
+// Every term is a small integer times d·d_a, so in float64 the two agree to rounding. Two wrong
+// regroupings are far off: codes without their −32, and the first half's scale used for both.
+static void test_q6_k_q8_1_formula() {
+    constexpr int64_t kSuper = 4, n = kSuper * QK_K;
+    std::vector<float> w(n), a(n);
+    fill_normal(w, 51, 1);
+    fill_normal(a, 51, 2);
+    std::vector<block_q6_K> wq(kSuper);
+    std::vector<block_q8_1> aq(n / 32);
+    quantize_row_q6_K_ref(w.data(), wq.data(), n);
+    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    double dequantized = 0, abs_sum = 0, no_offset = 0, one_scale = 0;
+    for (int64_t b = 0; b < kSuper; ++b) {
+        const double d = fp16_to_fp32(wq[b].d);
+        for (int i = 0; i < QK_K; ++i) {
+            const block_q8_1& ai = aq[b * 8 + i / 32];
+            const double act = fp16_to_fp32(ai.d) * ai.qs[i % 32];
+            const int q = q6_k_code(wq[b], i);
+            dequantized += d * wq[b].scales[i / 16] * q * act;
+            abs_sum += std::fabs(d * wq[b].scales[i / 16] * q * act);
+            no_offset += d * wq[b].scales[i / 16] * (q + 32) * act;
+            one_scale += d * wq[b].scales[i / 32 * 2] * q * act;
+        }
+    }
+    const double formula = q6_k_q8_1_dot_f64(wq.data(), aq.data(), kSuper);
+    EXPECT(std::fabs(formula - dequantized) <= 1e-12 * abs_sum);
+    EXPECT(std::fabs(no_offset - dequantized) > 1e-2 * abs_sum);
+    EXPECT(std::fabs(one_scale - dequantized) > 1e-3 * abs_sum);
+}
+
 int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
@@ -160,5 +193,6 @@ int main() {
     test_q4_k_scale_min_words();
     test_q4_k_q8_1_formula();
     test_q4_k_repack();
+    test_q6_k_q8_1_formula();
     return unit_test_summary();
 }

@@ -151,6 +151,8 @@ q4_k_repack_high_half|common/q4_k_layout.h|s/q4_k_code\(blocks\[b\], 32 \* j \+ 
 q4_k_unpack_odd_subblock|common/q4_k_layout.h|s/\(j % 2 == 0\) \?/(j % 2 == 1) ?/|test_kquants|^test_kquants$|cpu
 q6_k_q8_1_first_scale_twice|common/q6_k_q8_1.h|s/w\[b\].scales\[2 \* j \+ 1\] \* q6_k_subblock_sumi/w[b].scales[2 * j] * q6_k_subblock_sumi/|test_kquants|^test_kquants$|cpu
 q6_k_q8_1_second_half_activations|common/q6_k_q8_1.h|s/aj.qs \+ 16\)/aj.qs)/|test_kquants|^test_kquants$|cpu
+q6_k_run_second_half_top_bits|common/q6_k_layout.h|s/>> \(2 \* \(i \/ 2 \+ 2\)\)/>> (2 * (i \/ 2 + 1))/|test_kquants|^test_kquants$|cpu
+q6_k_repack_high_pair|common/q6_k_layout.h|s/high\[l % 8\] \x7c= \(uint8_t\)\(\(q >> 4\) << \(2 \* \(l \/ 8\)\)\);/high[l % 8] \x7c= (uint8_t)((q >> 4) << (2 * (l \/ 8) \^ 2));/|test_kquants|^test_kquants$|cpu
 q4_k_words_high_bits_swapped|common/q4_k_layout.h|s/\(b2 & 0xF\) \x7c \(b0 >> 6\) << 4\);\n(\s+)min = \(int\)\(low \? b1 & 63 : \(b2 >> 4\) \x7c \(b1 >> 6\) << 4\);/(b2 \& 0xF) \x7c (b1 >> 6) << 4);\n$1min = (int)(low ? b1 \& 63 : (b2 >> 4) \x7c (b0 >> 6) << 4);/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin_m * a.s/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu

@@ -6,6 +6,7 @@
 #include "q4_0_q8_1.h"
 #include "q4_k_layout.h"
 #include "q4_k_q8_1.h"
+#include "q6_k_layout.h"
 #include "q6_k_q8_1.h"
 #include "unit_test.h"
 
@@ -186,6 +187,40 @@ static void test_q6_k_q8_1_formula() {
     EXPECT(std::fabs(one_scale - dequantized) > 1e-3 * abs_sum);
 }
 
+// The Q6_K layout (q6_k_layout.h): every byte comes back, every code is where q6_k_repacked_code
+// says, and the kernels' unpacking (q6_k_run_sumi) gives each half-run's integer sum.
+static void test_q6_k_repack() {
+    constexpr int64_t kSuper = 5, n = kSuper * QK_K;
+    std::vector<float> w(n), a(n);
+    fill_normal(w, 61, 1);
+    fill_normal(a, 61, 2);
+    w[7] = 40.f;  // an outlier: codes at both ends of 0..63 in its sub-block
+    std::vector<block_q6_K> wq(kSuper);
+    std::vector<block_q8_1> aq(n / 32);
+    quantize_row_q6_K_ref(w.data(), wq.data(), n);
+    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    const Q6_KRepacked r = repack_q6_k(wq);
+    EXPECT(r.low.size() + r.high.size() + r.scales.size() + 2 * r.d.size() == wq.size() * sizeof(block_q6_K));
+    const std::vector<block_q6_K> back = unpack_q6_k(r);
+    EXPECT(std::memcmp(back.data(), wq.data(), wq.size() * sizeof(block_q6_K)) == 0);
+    int misplaced = 0, wrong_sums = 0;
+    for (int64_t b = 0; b < kSuper; ++b)
+        for (int run = 0; run < kQ6KRuns; ++run) {
+            const uint8_t* low = &r.low[(b * kQ6KRuns + run) * kQ6KRunLowBytes];
+            const uint8_t* high = &r.high[(b * kQ6KRuns + run) * kQ6KRunHighBytes];
+            for (int l = 0; l < 32; ++l) misplaced += q6_k_repacked_code(low, high, l) != q6_k_code(wq[b], 32 * run + l) + 32;
+            uint32_t low_words[4], high_words[2], codes[8];
+            std::memcpy(low_words, low, sizeof(low_words));
+            std::memcpy(high_words, high, sizeof(high_words));
+            const block_q8_1& ar = aq[b * kQ6KRuns + run];
+            std::memcpy(codes, ar.qs, sizeof(codes));
+            int first, second;
+            q6_k_run_sumi(low_words, high_words, codes, first, second);
+            wrong_sums += first != q6_k_subblock_sumi(wq[b], 2 * run, ar.qs) || second != q6_k_subblock_sumi(wq[b], 2 * run + 1, ar.qs + 16);
+        }
+    EXPECT(misplaced == 0 && wrong_sums == 0);
+}
+
 int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
@@ -194,5 +229,6 @@ int main() {
     test_q4_k_q8_1_formula();
     test_q4_k_repack();
     test_q6_k_q8_1_formula();
+    test_q6_k_repack();
     return unit_test_summary();
 }

@@ -261,6 +261,20 @@ inline void dequantize_row_q4_K(const block_q4_K* x, float* y, int64_t k) {
     }
 }
 
+namespace kquants {
+// Q6_K's 256 codes (0..63) into its ql and qh: per 128 values, the low nibbles of values l and
+// l + 64 in ql[l], of l + 32 and l + 96 in ql[l + 32]; the four values' top 2 bits in qh[l], 2 bits each.
+inline void pack_q6_k_codes(const int8_t* codes, block_q6_K& y) {
+    for (int j = 0; j < QK_K; j += 128)
+        for (int l = 0; l < 32; ++l) {
+            const int q0 = codes[j + l], q1 = codes[j + l + 32], q2 = codes[j + l + 64], q3 = codes[j + l + 96];
+            y.ql[j / 2 + l] = (uint8_t)((q0 & 0xF) | ((q2 & 0xF) << 4));
+            y.ql[j / 2 + l + 32] = (uint8_t)((q1 & 0xF) | ((q3 & 0xF) << 4));
+            y.qh[j / 4 + l] = (uint8_t)((q0 >> 4) | ((q1 >> 4) << 2) | ((q2 >> 4) << 4) | ((q3 >> 4) << 6));
+        }
+}
+}  // namespace kquants
+
 inline void quantize_row_q6_K_ref(const float* x, block_q6_K* y, int64_t k) {
     using namespace kquants;
     constexpr int kSub = 16, kSubs = QK_K / kSub;
@@ -290,15 +304,7 @@ inline void quantize_row_q6_K_ref(const float* x, block_q6_K* y, int64_t k) {
             for (int l = 0; l < kSub; ++l)
                 codes[kSub * j + l] = (int8_t)(std::max(-32, std::min(31, nearest(x[kSub * j + l] / d))) + 32);
         }
-        // Per 128 values: low nibbles of values l and l + 64 in ql[l], of l + 32 and l + 96 in
-        // ql[l + 32]; the four values' top 2 bits in qh[l], 2 bits each.
-        for (int j = 0; j < QK_K; j += 128)
-            for (int l = 0; l < 32; ++l) {
-                const int q0 = codes[j + l], q1 = codes[j + l + 32], q2 = codes[j + l + 64], q3 = codes[j + l + 96];
-                y[b].ql[j / 2 + l] = (uint8_t)((q0 & 0xF) | ((q2 & 0xF) << 4));
-                y[b].ql[j / 2 + l + 32] = (uint8_t)((q1 & 0xF) | ((q3 & 0xF) << 4));
-                y[b].qh[j / 4 + l] = (uint8_t)((q0 >> 4) | ((q1 >> 4) << 2) | ((q2 >> 4) << 4) | ((q3 >> 4) << 6));
-            }
+        pack_q6_k_codes(codes, y[b]);
     }
 }
 

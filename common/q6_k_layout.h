@@ -65,24 +65,17 @@ inline Q6_KRepacked repack_q6_k(const std::vector<block_q6_K>& blocks) {
     return r;
 }
 
-// Back to ggml's blocks (the tests check that nothing was lost on the way): the inverse of
-// quantize_row_q6_K_ref's last loop, from the codes.
+// Back to ggml's blocks (the tests check that nothing was lost on the way): the codes packed as
+// quantize_row_q6_K_ref packs them.
 inline std::vector<block_q6_K> unpack_q6_k(const Q6_KRepacked& r) {
     std::vector<block_q6_K> blocks(r.d.size());
     for (size_t b = 0; b < blocks.size(); ++b) {
-        int codes[QK_K];
+        int8_t codes[QK_K];
         for (int run = 0; run < kQ6KRuns; ++run)
             for (int l = 0; l < 32; ++l)
-                codes[32 * run + l] = q6_k_repacked_code(&r.low[(b * kQ6KRuns + run) * kQ6KRunLowBytes],
-                                                         &r.high[(b * kQ6KRuns + run) * kQ6KRunHighBytes], l);
-        std::memset(&blocks[b], 0, sizeof blocks[b]);
-        for (int j = 0; j < QK_K; j += 128)
-            for (int l = 0; l < 32; ++l) {
-                const int q0 = codes[j + l], q1 = codes[j + l + 32], q2 = codes[j + l + 64], q3 = codes[j + l + 96];
-                blocks[b].ql[j / 2 + l] = (uint8_t)((q0 & 0xF) | ((q2 & 0xF) << 4));
-                blocks[b].ql[j / 2 + l + 32] = (uint8_t)((q1 & 0xF) | ((q3 & 0xF) << 4));
-                blocks[b].qh[j / 4 + l] = (uint8_t)((q0 >> 4) | ((q1 >> 4) << 2) | ((q2 >> 4) << 4) | ((q3 >> 4) << 6));
-            }
+                codes[32 * run + l] = (int8_t)q6_k_repacked_code(&r.low[(b * kQ6KRuns + run) * kQ6KRunLowBytes],
+                                                                 &r.high[(b * kQ6KRuns + run) * kQ6KRunHighBytes], l);
+        kquants::pack_q6_k_codes(codes, blocks[b]);
         std::memcpy(blocks[b].scales, &r.scales[b * (QK_K / 16)], QK_K / 16);
         blocks[b].d = r.d[b];
     }

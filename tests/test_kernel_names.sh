@@ -5,6 +5,7 @@
 #   scripts/targets.txt    the kernels of each goal (OURS) and its baseline (vs KERNEL)   --list
 #   scripts/profiles.txt   the kernel a lesson's profile runs                             --list
 #   step5's contenders     the kernels step 5 times of steps 3 and 4 (speed_level.h)      --list
+#   scripts/results_csv.py step 4's kernels by weight format (STEP4_WEIGHTS), for llama  --list
 #   the lessons (*.md)     every "build/STEP ... --kernel A,B" command                    --list
 #   scripts/sass_mix.txt   the kernel function a lesson's SASS count reads: exactly one compiled
 #                          kernel of the program has it in its name (spaces ignored), as sass_mix.py
@@ -52,6 +53,11 @@ for pair in "kStep3Contenders step3_w4a16" "kStep4Contenders step4_w4a8" "kStep4
   for k in $(grep -oE '"[A-Za-z0-9_]+"' <<<"$line" | tr -d '"'); do need "step 5's $var" "$step" "$k"; done
 done
 
+# scripts/results_csv.py: STEP4_WEIGHTS = {"kernel": "format", ...} (which llama.cpp time a kernel meets)
+line=$(grep -E '^STEP4_WEIGHTS = \{' "$src/scripts/results_csv.py")
+[ -n "$line" ] || { echo "MISSING: STEP4_WEIGHTS in scripts/results_csv.py"; bad=1; }
+for k in $(grep -oE '"[A-Za-z0-9_]+":' <<<"$line" | tr -d '":'); do need "scripts/results_csv.py STEP4_WEIGHTS" step4_w4a8 "$k"; done
+
 # The demangled names of a program's kernels, spaces removed, one a line, from the launch stubs
 # nvcc made for them: a symbol holds <length>__device_stub__<the kernel's mangled name without its
 # leading _>, the length that of the stub's name.
@@ -89,5 +95,5 @@ while IFS= read -r line; do
 done < <(grep -roE --include='*.md' --exclude-dir=build 'build/step[0-9]_[A-Za-z0-9_]+[^`]*--kernel[ =][A-Za-z0-9_,]+' "$src")
 [ $commands -gt 0 ] || { echo "MISSING: no lesson command with --kernel found (the pattern no longer matches the lessons)"; bad=1; }
 
-if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, sass_mix.txt, step 5's contender lists and the lessons' $commands --kernel commands exists"; fi
+if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, sass_mix.txt, results_csv.py, step 5's contender lists and the lessons' $commands --kernel commands exists"; fi
 exit $bad

@@ -9,11 +9,14 @@
 // (common/q4_k_layout.h): each sub-block's 32 codes are 16 bytes in Q4_0's nibble order, so the
 // DP4A unpacking is 08's; each super-block's 16-byte header (d, dmin, the 12 bytes of 6-bit scales
 // and mins) sits in a stream of its own, which the 8 threads of its sub-blocks share (a word each,
-// then shuffles). Each thread unpacks its own 6-bit scale and min (a few integer instructions per 32 values;
-// unpacking them offline would add bytes to the weights, which are what a GEMV waits on).
-// Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0, at 08's speed.
-// Limit: 08's: the row sums and the registers grow with M (every token's activations, two 16-byte
-// loads per row in flight); K must be a multiple of 256 (whole super-blocks) and at most 16384.
+// then shuffles). Each thread unpacks its own 6-bit scale and min (a few integer instructions per
+// 32 values; unpacking them offline would add bytes to the weights, which a GEMV waits on).
+// Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0: on the H200 1.4x
+// llama.cpp's own Q4_K GEMV at M = 1 (KQUANTS.md).
+// Limit: more instructions per byte than 08 (shuffles, unpacking, two more multiplies per token):
+// at M = 1 it issues on 60% of the cycles where 08 needs 43%, and is 14% slower on the same bytes;
+// 08's limits at larger M (the row sums and the registers grow with M). K must be a multiple of
+// 256 (whole super-blocks) and at most 16384.
 #pragma once
 
 #include "../../common/gemm_case.h"

@@ -228,7 +228,7 @@ __device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread],
             scratch[i * kMathThreads + threadIdx.x] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
     cluster_sync();
     if (math) {
-        const int splits = gridDim.z, lane = threadIdx.x % 32;
+        const int splits = gridDim.z;
         float4 part[kMaxSplits];
         for (int i = blockIdx.z * kGroups / splits; i < (blockIdx.z + 1) * kGroups / splits; ++i) {
 #pragma unroll
@@ -238,13 +238,9 @@ __device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread],
 #pragma unroll
             for (int rank = 1; rank < kMaxSplits; ++rank)
                 if (rank < splits) sum.x += part[rank].x, sum.y += part[rank].y, sum.z += part[rank].z, sum.w += part[rank].w;
-            // group i of the C fragments (store_mma_tiles): 8-token tile i, rows g and g + 8, tokens 2t and 2t + 1
-            const float v[4] = {sum.x, sum.y, sum.z, sum.w};
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-                const int n = row0 + lane / 4 + 8 * (e / 2), m = m0 + 8 * i + 2 * (lane % 4) + e % 2;
-                if (n < p.N && m < p.M) p.c[(size_t)m * p.N + n] = v[e];
-            }
+            // group i of the C fragments: the mma tile of the warp's 16 rows and 8-token tile i
+            const float tile[1][1][4] = {{{sum.x, sum.y, sum.z, sum.w}}};
+            store_mma_tiles(tile, p.c, p.M, p.N, row0, m0 + 8 * i);
         }
     }
     cluster_sync();

@@ -92,8 +92,9 @@ inline std::string describe_rows(const ReferenceRows& r, int64_t M) {
 }
 
 // The chosen rows of a row-major [M, N] result, packed, to compare against ReferenceRows::c.
-inline std::vector<float> gather_rows(const std::vector<float>& full, int64_t N, const std::vector<int64_t>& rows) {
-    std::vector<float> out(rows.size() * N);
+template <class T>
+std::vector<T> gather_rows(const std::vector<T>& full, int64_t N, const std::vector<int64_t>& rows) {
+    std::vector<T> out(rows.size() * N);
     for (size_t i = 0; i < rows.size(); ++i)
         std::copy(full.begin() + rows[i] * N, full.begin() + (rows[i] + 1) * N, out.begin() + i * N);
     return out;

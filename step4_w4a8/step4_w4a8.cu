@@ -230,7 +230,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     if (run_sgemm) {
         KernelRun run = checked_run(problem, kCublasSgemm, kCublasSgemmReads);
         run.launch = [&](int i) {
-            cublas_sgemm_rowmajor(cublas, problem.a_f32(i), problem.w_f32(i), problem.args(i).c, (int)c.M, (int)c.N, (int)c.K);
+            cublas_sgemm_rowmajor(cublas, problem.a_f32(i), problem.w_f32(i), problem.c(), (int)c.M, (int)c.N, (int)c.K);
         };
         rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(kCublasSgemmReads)));
     }

@@ -143,6 +143,7 @@ class W4A8Problem {
     const float* w_f32(int i) const { return copy(w_f32_, i); }
     const int8_t* a_i8(int i) const { return copy(a_i8_, i); }
     const int8_t* w_i8(int i) const { return copy(w_i8_, i); }
+    float* c() const { return c_.get(); }
     int32_t* c_i32() const { return c_i32_.get(); }
 
     // The quantizer that runs before a kernel that reads `a` (timed with it), or none.
@@ -176,10 +177,8 @@ class W4A8Problem {
     // rest agree with float64 to FP32 summation order (kSumOrderTolerance, scaled by Σ|a·w|).
     CheckResult check(const std::string& name, Reference r) {
         if (r == Reference::Integer) {
-            const std::vector<int32_t> all = c_i32_.to_host();
-            std::vector<float> got(truth_.rows.size() * N);
-            for (size_t ri = 0; ri < truth_.rows.size(); ++ri)
-                for (int64_t n = 0; n < N; ++n) got[ri * N + n] = (float)all[truth_.rows[ri] * N + n];
+            const std::vector<int32_t> rows = gather_rows(c_i32_.to_host(), N, truth_.rows);
+            const std::vector<float> got(rows.begin(), rows.end());
             return check_close(name.c_str(), got.data(), reference(r).data(), got.size(), Tolerance{0.0, 0.0}, N);
         }
         const std::vector<float> got = output_rows();

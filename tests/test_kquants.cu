@@ -80,25 +80,30 @@ static void test_q4_k_scale_min_words() {
 // float64 rounding (every term is a small integer times d·d_a or dmin·d_a). Then with the s that
 // Q8_1 stores (fp16): off by that rounding only, far below the 4-bit weights' own error. And a
 // formula that forgets the minimum (or flips its sign) is far off.
-// A row of kSuper Q4_K super-blocks and the Q8_1 activations beside it, from normal data.
-struct Q4KRow {
-    std::vector<block_q4_K> w;
+// A row of `supers` K-quant super-blocks (ggml's quantizer `quantize`) and the Q8_1 activations
+// beside it, from normal data; a non-zero `outlier` replaces weight 7 first.
+template <class Block>
+struct KQuantRow {
+    std::vector<Block> w;
     std::vector<block_q8_1> a;
 };
-static Q4KRow quantized_q4_k_row(int64_t supers, uint64_t seed) {
+template <class Block>
+static KQuantRow<Block> quantized_row(void (*quantize)(const float*, Block*, int64_t), int64_t supers, uint64_t seed,
+                                      float outlier = 0.f) {
     const int64_t n = supers * QK_K;
     std::vector<float> w(n), a(n);
     fill_normal(w, seed, 1);
     fill_normal(a, seed, 2);
-    Q4KRow row{std::vector<block_q4_K>(supers), std::vector<block_q8_1>(n / 32)};
-    quantize_row_q4_K_ref(w.data(), row.w.data(), n);
+    if (outlier != 0.f) w[7] = outlier;
+    KQuantRow<Block> row{std::vector<Block>(supers), std::vector<block_q8_1>(n / 32)};
+    quantize(w.data(), row.w.data(), n);
     quantize_row_q8_1_ref(a.data(), row.a.data(), n, Q81Sum::DTimesSumQ);
     return row;
 }
 
 static void test_q4_k_q8_1_formula() {
     constexpr int64_t kSuper = 4;
-    const Q4KRow row = quantized_q4_k_row(kSuper, 41);
+    const KQuantRow<block_q4_K> row = quantized_row(quantize_row_q4_K_ref, kSuper, 41);
     const std::vector<block_q4_K>& wq = row.w;
     const std::vector<block_q8_1>& aq = row.a;
     double dequantized = 0, abs_sum = 0, exact_s = 0, no_min = 0;
@@ -135,7 +140,7 @@ static void test_q4_k_q8_1_formula() {
 // every sub-block of every super-block, including the odd ones (high nibbles in ggml's order).
 static void test_q4_k_repack() {
     constexpr int64_t kSuper = 6;
-    const Q4KRow row = quantized_q4_k_row(kSuper, 43);
+    const KQuantRow<block_q4_K> row = quantized_row(quantize_row_q4_K_ref, kSuper, 43);
     const std::vector<block_q4_K>& wq = row.w;
     const std::vector<block_q8_1>& aq = row.a;
     const Q4_KRepacked r = repack_q4_k(wq);
@@ -160,14 +165,10 @@ static void test_q4_k_repack() {
 // Every term is a small integer times d·d_a, so in float64 the two agree to rounding. Two wrong
 // regroupings are far off: codes without their −32, and the first half's scale used for both.
 static void test_q6_k_q8_1_formula() {
-    constexpr int64_t kSuper = 4, n = kSuper * QK_K;
-    std::vector<float> w(n), a(n);
-    fill_normal(w, 51, 1);
-    fill_normal(a, 51, 2);
-    std::vector<block_q6_K> wq(kSuper);
-    std::vector<block_q8_1> aq(n / 32);
-    quantize_row_q6_K_ref(w.data(), wq.data(), n);
-    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    constexpr int64_t kSuper = 4;
+    const KQuantRow<block_q6_K> row = quantized_row(quantize_row_q6_K_ref, kSuper, 51);
+    const std::vector<block_q6_K>& wq = row.w;
+    const std::vector<block_q8_1>& aq = row.a;
     double dequantized = 0, abs_sum = 0, no_offset = 0, one_scale = 0;
     for (int64_t b = 0; b < kSuper; ++b) {
         const double d = fp16_to_fp32(wq[b].d);
@@ -190,15 +191,11 @@ static void test_q6_k_q8_1_formula() {
 // The Q6_K layout (q6_k_layout.h): every byte comes back, every code is where q6_k_repacked_code
 // says, and the kernels' unpacking (q6_k_run_sumi) gives each half-run's integer sum.
 static void test_q6_k_repack() {
-    constexpr int64_t kSuper = 5, n = kSuper * QK_K;
-    std::vector<float> w(n), a(n);
-    fill_normal(w, 61, 1);
-    fill_normal(a, 61, 2);
-    w[7] = 40.f;  // an outlier: codes at both ends of 0..63 in its sub-block
-    std::vector<block_q6_K> wq(kSuper);
-    std::vector<block_q8_1> aq(n / 32);
-    quantize_row_q6_K_ref(w.data(), wq.data(), n);
-    quantize_row_q8_1_ref(a.data(), aq.data(), n, Q81Sum::DTimesSumQ);
+    constexpr int64_t kSuper = 5;
+    // an outlier: codes at both ends of 0..63 in its sub-block
+    const KQuantRow<block_q6_K> row = quantized_row(quantize_row_q6_K_ref, kSuper, 61, /*outlier=*/40.f);
+    const std::vector<block_q6_K>& wq = row.w;
+    const std::vector<block_q8_1>& aq = row.a;
     const Q6_KRepacked r = repack_q6_k(wq);
     EXPECT(r.low.size() + r.high.size() + r.scales.size() + 2 * r.d.size() == wq.size() * sizeof(block_q6_K));
     const std::vector<block_q6_K> back = unpack_q6_k(r);

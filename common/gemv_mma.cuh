@@ -138,28 +138,34 @@ struct BlockScaleStream {
     }
 };
 
-// The CTA's warps add their partial tiles; thread (row r, token m) adds them and stores C[m][row].
+// The barrier of a CTA's first `threads` threads (all of them here; gemv_tma.cuh's math warps,
+// without its copy warp). Not __syncthreads: warps whose slices differ in length get here from
+// different places of the kernel's unrolled loop, and __syncthreads is the .aligned barrier, which
+// requires every thread to execute the same instruction (compute-sanitizer's synccheck reports
+// it). The plain barrier.sync counts arrivals wherever they come from (sm_70 on; the kernels need
+// sm_80, and builds for older GPUs only have to compile them).
+__device__ __forceinline__ void gemv_mma_sync_math_threads(int threads) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
+    __syncthreads();
+#else
+    asm volatile("barrier.sync 1, %0;" ::"r"(threads) : "memory");
+#endif
+}
+
+// The warps (the first `warps` of the CTA) add their partial tiles; thread (row r, token m) adds
+// them and stores C[m][row].
 template <int TOKENS, class Args>
 __device__ __forceinline__ void gemv_mma_finish_tiles(float (&acc)[gemv_mma::kTilesPerItem][4], float4* partial, const Args& p,
-                                                      int first_tile) {
+                                                      int first_tile, int warps) {
     using namespace gemv_mma;
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
 #pragma unroll
     for (int t = 0; t < kTilesPerItem; ++t) {
         partial[(t * kMaxWarps + warp) * 32 + lane] = make_float4(acc[t][0], acc[t][1], acc[t][2], acc[t][3]);
         acc[t][0] = acc[t][1] = acc[t][2] = acc[t][3] = 0.f;
     }
-    // Not __syncthreads: warps whose slices differ in length get here from different places of the
-    // kernel's unrolled loop, and __syncthreads is the .aligned barrier, which requires every thread
-    // to execute the same instruction (compute-sanitizer's synccheck reports it). The plain
-    // barrier.sync counts arrivals wherever they come from (sm_70 on; the kernel needs sm_80, and
-    // builds for older GPUs only have to compile it).
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 700
-    __syncthreads();
-#else
-    __barrier_sync(0);
-#endif
-    for (int o = threadIdx.x; o < kTilesPerItem * kTileRows * TOKENS; o += blockDim.x) {  // a CTA of one warp has 32 threads
+    gemv_mma_sync_math_threads(warps * 32);
+    for (int o = threadIdx.x; o < kTilesPerItem * kTileRows * TOKENS; o += warps * 32) {  // a CTA of one warp has 32 threads
         const int r = o % kTileRows, token = (o / kTileRows) % TOKENS, t = o / (kTileRows * TOKENS);
         const int row = (first_tile + t) * kTileRows + r;
         const float* mine =
@@ -203,7 +209,7 @@ __global__ void __launch_bounds__(gemv_mma::kMaxWarps * 32) gemv_mma_kernel(type
             if (i0 + u + kInFlight < items) stream.load(ring[u]);
             if (++j == s.count) {
                 Format::Acts::fold(acc);
-                gemv_mma_finish_tiles<TOKENS>(acc, partials + parity * kTilesPerItem * kMaxWarps * 32, p, group * kTilesPerItem);
+                gemv_mma_finish_tiles<TOKENS>(acc, partials + parity * kTilesPerItem * kMaxWarps * 32, p, group * kTilesPerItem, warps);
                 j = 0, group += gridDim.x, parity ^= 1;
             }
         }

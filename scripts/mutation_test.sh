@@ -27,7 +27,7 @@ store_quad_edge|common/tile_store.cuh|s/if \(N % 4 == 0 && n \+ 3 < N\)/if (N % 
 tile_row_guard|step1_fp32/kernels/tile_helpers.cuh|s/regs\[i\] = \(row < nrows && k < K\)/regs[i] = (k < K)/|step1_fp32|^step1_memcheck|gpu
 skip_last_k_tile_08|step1_fp32/kernels/08_double_buffered.cuh|s/k0 \+ Cfg::BK < K;/k0 + 2 * Cfg::BK < K;/|step1_fp32|^step1_awkward|gpu
 fp16_device_rounding|common/ggml_quants.h|s/__float2half_rn\(f\)/__float2half_rz(f)/|step2_quant|^step2_lesson$|gpu
-gemv_mma_aligned_barrier|common/gemv_mma.cuh|s/__barrier_sync\(0\);/__syncthreads();/|step4_w4a8|^step4_synccheck_gemv_mma|gpu
+gemv_mma_aligned_barrier|common/gemv_mma.cuh|s/asm volatile\("barrier.sync 1, %0;" ::"r"\(threads\) : "memory"\);/__syncthreads();/|step4_w4a8|^step4_synccheck_gemv_mma|gpu
 wide_sum_one_level|common/ggml_quants_gpu.cuh|s/group_sum<kWideLanesPerBlock>\(sum_q\)/group_sum<kWideLanesPerBlock \/ 2>(sum_q)/|step4_w4a8|^step4_shape_129x100x4128$|gpu
 wide_tail_guard|common/ggml_quants_gpu.cuh|s/if \(!in\) return;\n(\s+reinterpret_cast<uint2\*>)/$1/|step4_w4a8|^step4_memcheck_wide_quantizer|gpu
 wide_fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_fp32\(d_half\);/if (d_f32) d_f32[b] = d;/|step4_w4a8|^step4_shape_129x100x4128$|gpu
@@ -91,11 +91,11 @@ gemv_mma_row_guard|common/gemv_mma.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8
 gemv_mma_one_buffer|common/gemv_mma.cuh|s/parity \^= 1;/parity ^= 0;/|step4_w4a8|^step4_racecheck_gemv_mma_2x8200x4224$|gpu
 gemv_mma_last_chunk|common/gemv_mma.cuh|s/const Slice s\(warp, warps, p.K \/ kChunkK\);/const Slice s(warp, warps, p.K \/ kChunkK - 1);/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_token_scale|step4_w4a8/kernels/10_gemv_mma.cuh|s/\+ 2 \* \(lane % 4\);/+ (lane % 4);/|step4_w4a8|^step4_shape_8x4100x4224$|gpu
-gemv_mma_finish_one_pass|common/gemv_mma.cuh|s/o \+= blockDim.x\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
+gemv_mma_finish_one_pass|common/gemv_mma.cuh|s/o \+= warps \* 32\)/o += 1 << 20)/|step4_w4a8|^step4_memcheck_gemv_mma_7x4101x192$|gpu
 gemv_mma_lop3_no_sign|step4_w4a8/w4a8_mma_layout.h|s/%2, 0x6A;/%2, 0xC0;/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 gemv_mma_slices_floor|common/gemv_mma.cuh|s/count\(\(warp \+ 1\) \* chunks \/ warps - warp \* chunks \/ warps\)/count(chunks \/ warps)/|test_common|^test_common$|cpu
 gemv_mma_g128_group|step3_w4a16/kernels/06_gemv_mma.cuh|s/\+ \(chunk \/ 2\) \* 8\);/+ (chunk \/ 2) * 0);/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
-gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[t\]\)/nibbles_to_half2(word >> 4, z_lo[t])/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_mma_g128_zero_rows|step3_w4a16/kernels/06_gemv_mma.cuh|s/z16_hi\[t\] = high_nibble_bias\(__high2half2\(z\)\)/z16_hi[t] = high_nibble_bias(__low2half2(z))/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_stage_short|common/gemv_mma.cuh|s/i < TOKENS \* pieces; i \+= 32/i < TOKENS * pieces - 1; i += 32/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_mma_q4_0_no_minus_8|step3_w4a16/kernels/06_gemv_mma.cuh|s/__float2half2_rn\(1032.0f\);  \/\/ 1024 \+ 8/__float2half2_rn(1024.0f);  \/\/ 1024 + 8/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 q4_0_mma16_pad|step3_w4a16/w4a16_formats.h|s/\(int\)\(k % QK4_0\)\); \}, 8\);/(int)(k % QK4_0)); }, 0);/|test_w4a16_cpu|^step3_cpu|cpu
@@ -108,6 +108,13 @@ exercise_without_its_lesson|common/cli.h|s/o.companions.push_back\(kern.compare_
 stub_fail_unexplained|common/driver.cuh|s/info.role == KernelRole::Exercise && !info.written \? info.exercise_file : ""/""/|test_common|^test_common$|cpu
 int8_k_multiple_256|step4_w4a8/kernels/09_mma_int8.cuh|s/kMmaInt8KMultiple = mma_int8::kWarpK;/kMmaInt8KMultiple = 2 * mma_int8::kWarpK;/|step4_w4a8|^step4_shape_37x100x4224$|cpu
 gemv_mma_g128_smem_quarter|step3_w4a16/kernels/06_gemv_mma.cuh|s/gemv_mma_why_not<MmaG128W4A16>\(c.M, c.K, gpu.smem_per_block_optin\)/gemv_mma_why_not<MmaG128W4A16>(c.M, c.K, gpu.smem_per_block_optin \/ 4)/|step3_w4a16|^step3_lesson_cases$|cpu
+gemv_tma_producer_phase|common/gemv_tma.cuh|s/wait_barrier\(&empty\[s\], \(j \/ stages - 1\) & 1\)/wait_barrier(\&empty[s], (j \/ stages) \& 1)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
+gemv_tma_release_by_one_warp|common/gemv_tma.cuh|s/init_barrier\(&empty\[s\], kMathWarps \* 32\)/init_barrier(\&empty[s], 32)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
+gemv_tma_skip_last_chunk|common/gemv_tma.cuh|s/if \(c < count\) acts.chunk/if (c + (c0 + count == chunks) < count) acts.chunk/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_tma_first_tile_twice|common/gemv_tma.cuh|s/const int tile = group \* kTiles \+ t < row_tiles/const int tile = group * kTiles + t < 0/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_tma_g128_scale_group|step3_w4a16/kernels/09_gemv_tma.cuh|s/\[\(c \/ 2\) \* 8 \+ lane \/ 4\]/[(c \/ 2) * 0 + lane \/ 4]/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_tma_q4_0_second_block|step3_w4a16/kernels/09_gemv_tma.cuh|s/\{d\[0\], d\[8\]\}/{d[0], d[0]}/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+w4a16_high_nibble_bias|step3_w4a16/w4a16_layout.cuh|s/__float2half2_rn\(960.0f\)/__float2half2_rn(961.0f)/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 act_rows_counted_long|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|test_w4a8_cpu|^step4_cpu|cpu
 tolerance_33x|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_common|^test_common$|cpu
 tolerance_33x_w4a16|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_w4a16_cpu|^step3_cpu|cpu

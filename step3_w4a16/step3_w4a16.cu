@@ -36,6 +36,7 @@
 #include "kernels/06_gemv_mma.cuh"
 #include "kernels/07_wgmma_g128.cuh"
 #include "kernels/08_auto_g128.cuh"
+#include "kernels/09_gemv_tma.cuh"
 #include "w4a16_formats.h"
 #include "w4a16_layout.cuh"
 
@@ -117,6 +118,10 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_wgmma_g128<true>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"auto_g128", "08 one entry point: 06, 04 or 07 chosen by M and by the code this GPU runs"}, launch_w4a16_auto_g128,
      w4a16_auto_g128_why_not, kG128F16, {80}, Pipe::Fp16Tensor},
+    {{"gemv_tma_q4_0", "09 M<=8, sm_90: 06 fed by the copy engine, a ring of bulk copies in shared memory"},
+     launch_w4a16_gemv_tma_q4_0, w4a16_gemv_tma_q4_0_why_not, kQ4_0F16, kBulkCopyArch, Pipe::Fp16Tensor},
+    {{"gemv_tma_g128", "09 the same for group-128 INT4"}, launch_w4a16_gemv_tma_g128, w4a16_gemv_tma_g128_why_not, kG128F16,
+     kBulkCopyArch, Pipe::Fp16Tensor},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, w4a16_naive_why_not, kG128F16},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary}, launch_w4a16_canary<G128Canary::SkipLastGroup>,
@@ -369,7 +374,7 @@ const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
 bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128", "wgmma_g128", kCublasHgemm.name};
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "gemv_tma_g128", "mma_g128", "wgmma_g128", kCublasHgemm.name};
     std::vector<std::vector<ResultRow>> all;
     all.reserve(kSweepShapes.size() * kSweepM.size());
     bool pass = true;

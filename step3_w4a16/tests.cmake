@@ -22,25 +22,25 @@ add_gpu_test(step3_lesson_cases step3_w4a16)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16
-  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
-  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
-  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_tma_q4_0+gemv_tma_g128
   9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   1x4100x4128:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
   2x100x32:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
-  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
-  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_tma_q4_0+gemv_tma_g128
   8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128)
 # The Hopper rung at the sizes issue 28 names (N = 4100: a ragged last row block; K = 4224: 66
 # K-tiles, which the splits share unevenly): token tiles of 8, 16, 64 and 128, K split 8 ways
 # (M <= 16), 4 ways (M = 37) and 2 ways (M = 129 and 513: 66 and 165 tiles of 128 tokens).
 add_gpu_shape_tests(step3_wgmma step3_w4a16
-  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
-  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
+  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
   16x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   37x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
   129x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+auto_g128
@@ -72,6 +72,18 @@ add_sanitizer_test(step3_memcheck_1x4101x4224 memcheck step3_w4a16 --m 1 --n 410
 add_sanitizer_test(step3_memcheck_gemv_mma_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128 --kernel gemv_mma_g128)
 add_sanitizer_test(step3_racecheck_gemv_mma_2x8200x4224 racecheck step3_w4a16 --m 2 --n 8200 --k 4224 --kernel gemv_mma_g128)
 add_sanitizer_test(step3_synccheck_gemv_mma_2x2000x4224 synccheck step3_w4a16 --m 2 --n 2000 --k 4224 --kernel gemv_mma_g128)
+# gemv_tma_*: at M = 3, K = 14336 the staged activations leave 3 stages for the 7 of each tile
+# group (the ring wraps twice per group); K = 4224 makes a group's last stage short (66 = 2 x 32 +
+# 2 chunks); N = 4400 gives 6 CTAs two groups (both buffers of partial tiles), N = 100 and 1 a
+# group whose second tile does not exist.
+foreach(tool memcheck racecheck synccheck)
+  add_sanitizer_test(step3_${tool}_gemv_tma_3x100x14336 ${tool} step3_w4a16 --m 3 --n 100 --k 14336 --kernel gemv_tma_q4_0,gemv_tma_g128)
+endforeach()
+add_sanitizer_test(step3_racecheck_gemv_tma_2x4400x1024 racecheck step3_w4a16 --m 2 --n 4400 --k 1024 --kernel gemv_tma_q4_0,gemv_tma_g128)
+add_sanitizer_test(step3_memcheck_gemv_tma_3x1x4224 memcheck step3_w4a16 --m 3 --n 1 --k 4224 --kernel gemv_tma_q4_0,gemv_tma_g128)
+add_gpu_shape_tests(step3_gemv_tma step3_w4a16
+  3x4100x14336:gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  8x4100x4096:gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128)
 
 add_exit_code_test(step3_cli_help 0 step3_w4a16 --help)
 add_exit_code_test(step3_cli_list 0 step3_w4a16 --list)

@@ -9,7 +9,8 @@
 // 16-row tile, 64 values of K, in 04's fragment order) into registers, turns the nibbles into
 // fp16 with the 0x6400 trick and feeds four mma.sync m16n8k16, whose FP32 accumulators add the
 // products: no conversion and no FFMA per weight. Group-128: 04's dequantization, fp16((q - z)·s)
-// (LOP3, HSUB2, HMUL2), the format's own weights. Q4_0: the exact codes q - 8 (LOP3, HSUB2), one
+// (LOP3, HSUB2 or HFMA2, HMUL2: the high nibbles need no shift, w4a16_layout.cuh), the format's
+// own weights. Q4_0: the exact codes q - 8 (LOP3, HSUB2 or HFMA2), one
 // block (two mma) summed apart and scaled by its d in FP32, as 03 does: 4 FFMA per block and lane.
 // A CTA spans K: warp w stages its slice of every token's fp16 activations in shared memory once
 // and reads them with ldmatrix; the CTA's 16-row tiles stream past.
@@ -119,11 +120,12 @@ struct MmaG128W4A16 {
         __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
                                               int j) const {
             __half2 s_lo[gemv_mma::kTilesPerItem], s_hi[gemv_mma::kTilesPerItem], z_lo[gemv_mma::kTilesPerItem],
-                z_hi[gemv_mma::kTilesPerItem];
+                z16_hi[gemv_mma::kTilesPerItem];
 #pragma unroll
             for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
                 const __half2 s = bits_half2(w[t].sz.x), z = bits_half2(w[t].sz.y);  // (row g, row g + 8)
-                s_lo[t] = __low2half2(s), s_hi[t] = __high2half2(s), z_lo[t] = __low2half2(z), z_hi[t] = __high2half2(z);
+                s_lo[t] = __low2half2(s), s_hi[t] = __high2half2(s), z_lo[t] = __low2half2(z);
+                z16_hi[t] = high_nibble_bias(__high2half2(z));
             }
 #pragma unroll
             for (int ks = 0; ks < kKStepsPerLoad; ++ks) {
@@ -131,12 +133,13 @@ struct MmaG128W4A16 {
                 b_fragment(b, j, ks);
 #pragma unroll
                 for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
-                    const uint32_t word = word_of(w[t].q, ks);
-                    // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment).
+                    const uint32_t word = word_of(w[t].q, ks), word8 = word >> 8;
+                    // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment); 1 and 3
+                    // are the high nibbles of word and word >> 8 (no shift by 4 or 12).
                     const uint32_t a[4] = {half2_bits(__hmul2(nibbles_to_half2(word, z_lo[t]), s_lo[t])),
-                                           half2_bits(__hmul2(nibbles_to_half2(word >> 4, z_hi[t]), s_hi[t])),
-                                           half2_bits(__hmul2(nibbles_to_half2(word >> 8, z_lo[t]), s_lo[t])),
-                                           half2_bits(__hmul2(nibbles_to_half2(word >> 12, z_hi[t]), s_hi[t]))};
+                                           half2_bits(__hmul2(high_nibbles_to_half2(word, z16_hi[t]), s_hi[t])),
+                                           half2_bits(__hmul2(nibbles_to_half2(word8, z_lo[t]), s_lo[t])),
+                                           half2_bits(__hmul2(high_nibbles_to_half2(word8, z16_hi[t]), s_hi[t]))};
                     mma_m16n8k16_f16_f32(acc[t], a, b);
                 }
             }
@@ -162,6 +165,7 @@ struct MmaQ4_0W4A16 {
         __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
                                               int j) const {
             const __half2 bias = __float2half2_rn(1032.0f);  // 1024 + 8: codes become q - 8
+            const __half2 bias16 = high_nibble_bias(bias);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 float block_sum[gemv_mma::kTilesPerItem][4] = {};
@@ -172,10 +176,10 @@ struct MmaQ4_0W4A16 {
                     b_fragment(b, j, ks);
 #pragma unroll
                     for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
-                        const uint32_t word = word_of(w[t].q, ks);
-                        const uint32_t a[4] = {half2_bits(nibbles_to_half2(word, bias)), half2_bits(nibbles_to_half2(word >> 4, bias)),
-                                               half2_bits(nibbles_to_half2(word >> 8, bias)),
-                                               half2_bits(nibbles_to_half2(word >> 12, bias))};
+                        const uint32_t word = word_of(w[t].q, ks), word8 = word >> 8;
+                        const uint32_t a[4] = {half2_bits(nibbles_to_half2(word, bias)), half2_bits(high_nibbles_to_half2(word, bias16)),
+                                               half2_bits(nibbles_to_half2(word8, bias)),
+                                               half2_bits(high_nibbles_to_half2(word8, bias16))};
                         mma_m16n8k16_f16_f32(block_sum[t], a, b);
                     }
                 }

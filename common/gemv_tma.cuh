@@ -1,0 +1,187 @@
+// gemv_tma.cuh - the skeleton of a decoding GEMV whose weights reach shared memory by the copy
+// engine (sm_90): one copy thread keeps a deep ring of bulk copies in flight, the math warps only
+// read shared memory and compute (step 3's kernel 09). The format is gemv_mma.cuh's policy, plus
+// where a tile's stream lies and how a lane finds its piece in shared memory:
+//
+//   struct Format {                   // everything gemv_mma.cuh asks for (Piece, Acts, ...), and
+//     static constexpr int kScaleBytesPerChunk;             // a tile's scale bytes per 64-value chunk
+//     static const void* tile_words(const Args&, int tile, int chunk);   // the tile's nibbles from chunk on
+//     static const void* tile_scales(const Args&, int tile, int chunk);  // its scales from chunk (even) on
+//     static Piece shared_piece(const uint8_t* words, const uint8_t* scales, int c);  // chunk c of a stage
+//     template <int TOKENS> static void copy_acts(uint8_t* all, const Args&, int chunks, uint64_t* bar);
+//                                       //   the copy thread: every token's activations, all of K, into the
+//                                       //   layout Acts reads (act_bytes(TOKENS, chunks)), counted on bar
+//   };
+//
+// Why: gemv_mma.cuh's lanes load their pieces into registers a few chunks ahead, so the bytes in
+// flight are what the registers hold, and each warp refills its ring only as fast as it computes.
+// Here the copy warp's lane 0 asks the copy engine for whole stages (two 16-row tiles x 32
+// chunks: 32 KB of nibbles and their scales, four bulk copies) into a ring of as many stages as
+// shared memory holds, counted by a "full" mbarrier per stage; a math warp copies its two chunks'
+// pieces from the stage into registers, releases the stage ("empty" mbarrier, every math thread
+// arrives) before it computes, and runs the format's chunk() on them. The copy engine does not wait
+// for the math: it refills a stage as soon as the 16 math warps have read it, across tiles, and a
+// tile's sums (gemv_mma_finish_tiles, among the math warps only) overlap the next tile's copies.
+// The activations: every token's whole K, copied once per CTA by the same thread (after the first
+// stage of weights, and after the PDL wait: the weights do not need the activations' producer).
+// A CTA takes groups of kTilesPerItem tiles (blockIdx.x, + gridDim.x, ...), one CTA per SM, PDL.
+// What it showed on the H200 (LAB_NOTES.md): a ring of 2 stages of 17 KB streamed as fast as one
+// of 16, and the kernel without its math took three quarters of the time: the loads were never
+// what limited 06.
+#pragma once
+
+#include "gemv_mma.cuh"
+#include "tma.cuh"
+
+namespace gemv_tma {
+constexpr int kMathWarps = 16;
+constexpr int kChunksPerWarp = 2;                          // of each stage
+constexpr int kStageChunks = kMathWarps * kChunksPerWarp;  // 32 chunks: 2048 values of K per tile
+constexpr int kThreads = (kMathWarps + 1) * 32;            // + the copy warp
+constexpr int kMaxStages = 16;
+constexpr int kMinStages = 2;
+constexpr int kPieceBytes = 32 * 16;                       // one chunk of one tile: 32 lanes x 16 bytes
+constexpr int kPartialBytes = 2 * gemv_mma::kTilesPerItem * gemv_mma::kMaxWarps * 32 * 16;  // gemv_mma_finish_tiles' layout
+constexpr int kBarrierBytes = (2 * kMaxStages + 1) * 8;  // full and empty per stage, the activations'
+static_assert(kMathWarps <= gemv_mma::kMaxWarps, "the partial tiles are gemv_mma_finish_tiles'");
+static_assert(kStageChunks % 2 == 0, "a stage starts at an even chunk: group-128 scales come per two chunks");
+}  // namespace gemv_tma
+
+template <class Format>
+__host__ __device__ constexpr int gemv_tma_stage_bytes() {
+    return gemv_mma::kTilesPerItem * gemv_tma::kStageChunks * (gemv_tma::kPieceBytes + Format::kScaleBytesPerChunk);
+}
+// Everything but the ring: the staged activations (all of K), the partial tiles, the barriers.
+template <class Format>
+inline size_t gemv_tma_fixed_bytes(int tokens, int K) {
+    return (size_t)Format::act_bytes(tokens, K / gemv_mma::kChunkK) + gemv_tma::kPartialBytes + gemv_tma::kBarrierBytes;
+}
+// The ring's stages that fit next to them (0 when not even the fixed part fits).
+template <class Format>
+inline int gemv_tma_stages(int tokens, int K, size_t smem_per_block_optin) {
+    const size_t fixed = gemv_tma_fixed_bytes<Format>(tokens, K);
+    if (fixed >= smem_per_block_optin) return 0;
+    return (int)std::min<size_t>(gemv_tma::kMaxStages, (smem_per_block_optin - fixed) / gemv_tma_stage_bytes<Format>());
+}
+
+// The copy thread: for each of the CTA's groups of tiles, stage after stage, wait until the ring's
+// buffer was read (its previous use released), announce its bytes and ask for them. A tile past
+// the matrix (the last group may be short) copies the group's first tile again: finite data whose
+// rows are never stored.
+template <class Format, int TOKENS>
+__device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uint64_t* full, uint64_t* empty, int stages,
+                              uint8_t* acts, uint64_t* acts_full) {
+    using namespace gemv_tma;
+    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageBytes = gemv_tma_stage_bytes<Format>();
+    const int chunks = p.K / gemv_mma::kChunkK, row_tiles = (p.N + gemv_mma::kTileRows - 1) / gemv_mma::kTileRows;
+    const int groups = (row_tiles + kTiles - 1) / kTiles;
+    int j = 0;  // the CTA's stage count: buffer j % stages, its (j / stages)-th use
+    for (int group = blockIdx.x; group < groups; group += gridDim.x)
+        for (int c0 = 0; c0 < chunks; c0 += kStageChunks, ++j) {
+            const int s = j % stages, count = min(kStageChunks, chunks - c0);
+            if (j >= stages) wait_barrier(&empty[s], (j / stages - 1) & 1);
+            arrive_expect_tx(&full[s], kTiles * count * (kPieceBytes + Format::kScaleBytesPerChunk));
+            uint8_t* words = ring + s * kStageBytes;
+            uint8_t* scales = words + kTiles * kStageChunks * kPieceBytes;
+#pragma unroll
+            for (int t = 0; t < kTiles; ++t) {
+                const int tile = group * kTiles + t < row_tiles ? group * kTiles + t : group * kTiles;
+                bulk_copy(words + t * kStageChunks * kPieceBytes, Format::tile_words(p, tile, c0), count * kPieceBytes, &full[s]);
+                bulk_copy(scales + t * kStageChunks * Format::kScaleBytesPerChunk, Format::tile_scales(p, tile, c0),
+                          count * Format::kScaleBytesPerChunk, &full[s]);
+            }
+            if (j == 0) {  // the first stage is on its way: now the activations, once their producer is done
+                wait_for_prerequisite_grids();
+                Format::template copy_acts<TOKENS>(acts, p, chunks, acts_full);
+            }
+        }
+}
+
+template <class Format, int TOKENS>
+__global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typename Format::Args p, int stages) {
+    using namespace gemv_tma;
+    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageBytes = gemv_tma_stage_bytes<Format>();
+    extern __shared__ __align__(16) uint8_t smem[];
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int chunks = p.K / gemv_mma::kChunkK, row_tiles = (p.N + gemv_mma::kTileRows - 1) / gemv_mma::kTileRows;
+    const int groups = (row_tiles + kTiles - 1) / kTiles;
+    uint8_t* ring = smem;
+    uint8_t* acts_smem = ring + stages * kStageBytes;
+    float4* partials = reinterpret_cast<float4*>(acts_smem + Format::act_bytes(TOKENS, chunks));
+    uint64_t* full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(partials) + kPartialBytes);
+    uint64_t* empty = full + kMaxStages;
+    uint64_t* acts_full = empty + kMaxStages;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < stages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], kMathWarps * 32);
+        init_barrier(acts_full, 1);
+        fence_barrier_init();
+    }
+    __syncthreads();
+    if (warp == kMathWarps) {  // the copy warp
+        if (lane == 0) gemv_tma_copy<Format, TOKENS>(p, ring, full, empty, stages, acts_smem, acts_full);
+        return;
+    }
+
+    wait_barrier(acts_full, 0);
+    const typename Format::Acts acts(acts_smem, chunks, std::integral_constant<int, TOKENS>());
+
+    float acc[kTiles][4] = {};
+    int j = 0, parity = 0;
+    for (int group = blockIdx.x; group < groups; group += gridDim.x, parity ^= 1) {
+        for (int c0 = 0; c0 < chunks; c0 += kStageChunks, ++j) {
+            const int s = j % stages, count = min(kStageChunks, chunks - c0);
+            wait_barrier(&full[s], (j / stages) & 1);
+            const uint8_t* words = ring + s * kStageBytes;
+            const uint8_t* scales = words + kTiles * kStageChunks * kPieceBytes;
+            typename Format::Piece w[kChunksPerWarp][kTiles];
+#pragma unroll
+            for (int u = 0; u < kChunksPerWarp; ++u) {
+                const int c = warp * kChunksPerWarp + u;
+#pragma unroll
+                for (int t = 0; t < kTiles; ++t)
+                    if (c < count)
+                        w[u][t] = Format::shared_piece(words + t * kStageChunks * kPieceBytes,
+                                                       scales + t * kStageChunks * Format::kScaleBytesPerChunk, c);
+            }
+            arrive(&empty[s]);  // this thread's pieces are in registers (every thread: one lane's arrival
+                                // would not order the other lanes' reads before the next copy)
+#pragma unroll
+            for (int u = 0; u < kChunksPerWarp; ++u) {
+                const int c = warp * kChunksPerWarp + u;
+                if (c < count) acts.chunk(acc, w[u], c0 + c);
+            }
+        }
+        Format::Acts::fold(acc);
+        gemv_mma_finish_tiles<TOKENS>(acc, partials + parity * kTiles * gemv_mma::kMaxWarps * 32, p, group * kTiles, kMathWarps);
+    }
+}
+
+// "" when the shape fits: M <= 8, and the staged activations leave room for kMinStages stages.
+template <class Format>
+inline std::string gemv_tma_why_not(int64_t M, int64_t K, size_t smem_per_block_optin) {
+    if (M > gemv_mma::kMaxTokens) return "GEMV: needs M <= " + std::to_string(gemv_mma::kMaxTokens);
+    const int stages = gemv_tma_stages<Format>((int)M, (int)K, smem_per_block_optin);
+    if (stages < gemv_tma::kMinStages)
+        return "copy-engine GEMV: the activations of M tokens leave room for " + std::to_string(stages) + " stages of " +
+               std::to_string(gemv_tma_stage_bytes<Format>() / 1024) + " KB in " + std::to_string(smem_per_block_optin / 1024) +
+               " KB of shared memory, it needs " + std::to_string(gemv_tma::kMinStages);
+    return "";
+}
+
+// One CTA per SM (persistent), at most one per group of tiles; as many stages as fit; PDL.
+template <class Format, int TOKENS>
+inline void launch_gemv_tma_tokens(const typename Format::Args& p, cudaStream_t s) {
+    auto kernel = gemv_tma_kernel<Format, TOKENS>;
+    const int stages = gemv_tma_stages<Format>(TOKENS, p.K, opened_gpu().smem_per_block_optin);
+    const size_t smem = stages * (size_t)gemv_tma_stage_bytes<Format>() + gemv_tma_fixed_bytes<Format>(TOKENS, p.K);
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const int64_t groups = ceil_div(ceil_div(p.N, gemv_mma::kTileRows), gemv_mma::kTilesPerItem);
+    const dim3 grid((unsigned)std::min<int64_t>(groups, ctas_in_one_wave(kernel, gemv_tma::kThreads, smem)));
+    launch_with_pdl(kernel, grid, dim3(gemv_tma::kThreads), smem, s, p, stages);
+}
+
+// M = 1..8 tokens, each a compile-time count (gemv_tma_why_not keeps M in range).
+template <class Format>
+inline void launch_gemv_tma(const typename Format::Args& p, cudaStream_t s) {
+    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) { launch_gemv_tma_tokens<Format, decltype(tokens)::value>(p, s); });
+}

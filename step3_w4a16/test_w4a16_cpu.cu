@@ -266,14 +266,19 @@ static void test_q4_0_mma_repack() {
 }
 
 // The 0x6400 trick on the host, for every code and zero point: OR the code into 0x6400, read
-// it as fp16, subtract 1024 + z: exactly q - z. And the W8 variant: byte b, sign bit flipped,
-// under 0x64: 1024 + b + 128; minus 1152 gives b, for all 256 bytes.
+// it as fp16, subtract 1024 + z: exactly q - z. Its high-nibble form (high_nibbles_to_half2): the
+// code left at bits 4..7 reads as 1024 + 16q, and the offset 960 - (1024 + z) = -(64 + z) is an
+// fp16 number, so one fused multiply-add by 1/16 yields the integer q - z, exactly. And the W8
+// variant: byte b, sign bit flipped, under 0x64: 1024 + b + 128; minus 1152 gives b, for all 256 bytes.
 static void test_half_trick() {
     size_t bad = 0;
     for (int q = 0; q < 16; ++q)
         for (int z = 0; z < 16; ++z) {
             const HalfTrick t = half_trick(q, z);  // what part 1 of the lesson prints, for q = 5, z = 8
             bad += t.bits != (0x6400 | q) || t.value != 1024.0f + q || t.minus_zero != (float)(q - z);
+            const float high = fp16_to_fp32((ggml_half)(0x6400 | q << 4));
+            const float offset = fp16_to_fp32(fp32_to_fp16(960.0f - fp16_to_fp32(fp32_to_fp16(1024.0f + (float)z))));
+            bad += high != 1024.0f + 16.0f * q || offset != -(64.0f + z) || std::fma(high, 0.0625f, offset) != (float)(q - z);
         }
     for (int b = -128; b < 128; ++b) {
         const uint8_t flipped = (uint8_t)((uint8_t)(int8_t)b ^ 0x80);

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# An A/B timing of two builds of one step program, fair to both: the two binaries run alternately
+# (A, B, A, B, ...) on the same GPU, so that clock and temperature drift fall on both, and each
+# side's rows are the median of its rounds. For "did this change pay?": the lab notes' A/B rows.
+#
+# usage: scripts/ab_time.sh build REV DIR STEP      (on any machine: the step at git revision REV,
+#                                                    built into DIR/STEP; CUDA_ARCH as for make)
+#        scripts/ab_time.sh run A_BINARY B_BINARY ROUNDS -- PROGRAM_ARGS...
+#                                                   (on the GPU machine: ROUNDS alternating runs)
+#   e.g. scripts/ab_time.sh build HEAD~1 build-ab/old step3_w4a16
+#        scripts/ab_time.sh run build-ab/old/step3_w4a16 build/step3_w4a16 3 -- --m 1 --n 4096 --k 14336 --kernel gemv_mma_g128
+# "build" uses a git worktree of REV (so it needs the repository's .git: build where you commit,
+# then carry DIR to the GPU machine). "run" appends each side's --csv rows to LOG_DIR/a.csv and
+# LOG_DIR/b.csv (default LOG_DIR: build/logs/ab, emptied first) and prints scripts/compare_results.py
+# A against B: B's speed relative to A per kernel and case (1.10 = B 10% faster), median of the rounds.
+# Exit 0 when nothing is flagged, 1 when a B row is slower by more than 5% or failed its check,
+# 2 on bad usage, 77 without a GPU.
+case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { echo "ab_time.sh: $1 (see scripts/ab_time.sh --help)"; exit 2; }
+
+build_at() {
+  [ $# -eq 3 ] || usage "build takes REV DIR STEP"
+  local rev=$1 dir=$2 step=$3 tree
+  git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || usage "'$rev' is not a revision of this repository"
+  [ -f "$step/$step.cu" ] || usage "'$step' is not a step (no $step/$step.cu)"
+  tree=$(mktemp -d)
+  git worktree add --quiet --detach "$tree" "$rev" || exit 1
+  mkdir -p "$dir"
+  local status=0
+  if cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$dir/build.log" 2>&1 &&
+     cmake --build "$tree/build" --target "$step" -j "$(nproc)" >>"$dir/build.log" 2>&1; then
+    cp "$tree/build/$step" "$dir/$step"
+    echo "built $dir/$step at $(git rev-parse --short "$rev")"
+  else
+    tail -n 20 "$dir/build.log"; echo "ab_time.sh: the build at $rev failed (log: $dir/build.log)"; status=1
+  fi
+  git worktree remove --force "$tree"
+  exit $status
+}
+
+run_ab() {
+  [ $# -ge 4 ] && [ "$4" = "--" ] || usage "run takes A_BINARY B_BINARY ROUNDS -- PROGRAM_ARGS..."
+  local a=$1 b=$2 rounds=$3
+  shift 4
+  [ -x "$a" ] && [ -x "$b" ] || usage "both binaries must exist and be executable ('$a', '$b')"
+  [[ $rounds =~ ^[1-9][0-9]?$ ]] || usage "ROUNDS must be a whole number from 1 to 99, not '$rounds'"
+  for arg in "$@"; do [ "$arg" = "--csv" ] && usage "the script passes --csv itself"; done
+  if ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "ab_time.sh: no GPU visible (nvidia-smi lists none); run it on a machine with an NVIDIA GPU"; exit 77
+  fi
+  local logs=${LOG_DIR:-build/logs/ab}
+  mkdir -p "$logs" && rm -f "$logs/a.csv" "$logs/b.csv"
+  for ((i = 1; i <= rounds; i++)); do
+    for side in a b; do
+      local binary=$a; [ $side = b ] && binary=$b
+      if ! "$binary" "$@" --csv "$logs/$side.csv" >"$logs/$side-$i.log" 2>&1; then
+        echo "ab_time.sh: round $i, $side ($binary) exited with an error (log: $logs/$side-$i.log)"; tail -n 5 "$logs/$side-$i.log"
+      fi
+    done
+    echo "round $i of $rounds done"
+  done
+  echo "A = $a, B = $b, median of $rounds rounds each:"
+  python3 scripts/compare_results.py "$logs/a.csv" "$logs/b.csv"
+}
+
+case "${1:-}" in
+  build) shift; build_at "$@" ;;
+  run) shift; run_ab "$@" ;;
+  *) usage "say build or run" ;;
+esac

@@ -17,6 +17,14 @@ for step in step1_fp32 step2_quant step3_w4a16 step4_w4a8; do
 done
 printf '%s\n' "$block" | grep -q "sweep" && { echo "FAILED: sweep cases are not lesson cases"; failures=1; }
 [ "$(md5sum <"$src/README.md")" = "$before" ] || { echo "FAILED: the real README changed"; failures=1; }
+# A step's block: that step's rows only, under its own line of run_info.txt.
+cp "$src/step4_w4a8/README.md" "$work/step4.md"
+python3 "$src/scripts/update_headline.py" "$src/results/NVIDIA_H200" "$work/step4.md" >/dev/null || { echo "FAILED: step block, exit $?"; failures=1; }
+step_block=$(sed -n '/<!-- headline:NVIDIA_H200 step4_w4a8 -->/,/<!-- \/headline -->/p' "$work/step4.md")
+printf '%s\n' "$step_block" | grep -q "^| step4_w4a8 |" || { echo "FAILED: the step block has no row of its step"; failures=1; }
+printf '%s\n' "$step_block" | grep -q "^| step[1-3]" && { echo "FAILED: the step block has another step's rows"; failures=1; }
+printf '%s\n' "$step_block" | grep -q "(step 4: GPU" || { echo "FAILED: the step block does not name its step's run"; failures=1; }
+printf '%s\n' "$step_block" | grep -q "step 3: GPU" && { echo "FAILED: the step block names another step's run"; failures=1; }
 printf 'no block here\n' >"$work/plain.md"
 python3 "$src/scripts/update_headline.py" "$src/results/NVIDIA_H200" "$work/plain.md" >/dev/null && { echo "FAILED: a README without the block was accepted"; failures=1; }
 [ $failures -eq 0 ] && echo "ok: headline table generated ($(printf '%s\n' "$block" | grep -c '^| step') rows)"

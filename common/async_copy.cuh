@@ -32,3 +32,21 @@ __device__ __forceinline__ void wait_copies() {
     asm volatile("cp.async.wait_group %0;" ::"n"(PENDING) : "memory");
 #endif
 }
+
+// The main loop of a pipeline of STAGES shared-memory buffers that cp.async fills (the tensor-core
+// GEMMs of steps 3 and 4). Before it, the caller has issued the copies of K-tiles 0..STAGES-2, one
+// committed group each. Per K-tile kt: wait until at most STAGES-2 of this thread's groups are in
+// flight (kt's copies have landed), __syncthreads (everyone's have, and no warp still reads K-tile
+// kt - 1, whose buffer load(kt + STAGES - 1) refills), load that K-tile, commit (an empty group
+// past the last K-tile keeps the count), and compute kt.
+template <int STAGES, class Load, class Compute>
+__device__ __forceinline__ void cp_async_pipeline(int k_tiles, Load&& load, Compute&& compute) {
+    static_assert(STAGES >= 2, "one buffer is computed while the others are copied");
+    for (int kt = 0; kt < k_tiles; ++kt) {
+        wait_copies<STAGES - 2>();
+        __syncthreads();
+        if (const int next = kt + STAGES - 1; next < k_tiles) load(next);
+        commit_copies();
+        compute(kt);
+    }
+}

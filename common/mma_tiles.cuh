@@ -2,6 +2,8 @@
 // accumulator tiles in FP32 (steps 3 and 4): the sum over warps that split K, and the store.
 #pragma once
 
+#include "async_copy.cuh"
+
 #include <cuda_runtime.h>
 
 // Warps that split K add their VALUES partial sums (acc) through shared memory (`scratch`, at least
@@ -20,6 +22,20 @@ __device__ __forceinline__ bool sum_split_k(float* acc, float* scratch, int owne
 #pragma unroll
         for (int i = 0; i < VALUES; ++i) acc[i] += scratch[((owner * (WARPS_K - 1) + other) * VALUES + i) * 32 + lane];
     return true;
+}
+
+// The end of a cp.async pipeline (async_copy.cuh) whose warps split K WARPS_K ways: drain this
+// thread's copies, wait until every warp has read its last stage (the pipeline's buffers become
+// sum_split_k's scratch), and sum. Returns whether this warp stores (always, without a split).
+template <int WARPS_K, int VALUES>
+__device__ __forceinline__ bool finish_split_k(float* acc, void* smem, int owner, int wk) {
+    if constexpr (WARPS_K == 1) {
+        return true;
+    } else {
+        wait_copies<0>();
+        __syncthreads();
+        return sum_split_k<WARPS_K, VALUES>(acc, reinterpret_cast<float*>(smem), owner, wk);
+    }
 }
 
 // Stores a warp's tiles into row-major c[M][N] (a token per row of c, a weight row per column).

@@ -70,14 +70,14 @@ auto_g128_threshold|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxMmaSyncTokens = 1
 mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j & 1) + h};/|test_w4a16_cpu|^step3_cpu|cpu
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
-int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step4_w4a8|^step4_shape_37x100x4224$|gpu
+int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(word_a, sign\), high_nibbles_to_int8\(word_b, sign\)/high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 int8_sixteen_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/acc\[tn\]\[tm\]\[i\] \*= 0.0625f;/acc[tn][tm][i] *= 1.0f;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_fp32\(\(ggml_half\)\(ds_bits & 0xFFFFu\)\);/if (d_f32) d_f32[b] = lane.d;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, p.M - 1\) \* \(p.K \/ 16\)/src = (size_t)(m0 + r) * (p.K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 act_row_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/first \+ min\(j, last\) \* row_step/first + j * row_step/|step4_w4a8|^step4_memcheck_mma_int8_129x100x256$|gpu
-int8_stage_barrier|step4_w4a8/kernels/09_mma_int8.cuh|s/(wait_copies<C::kStages - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
+int8_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
 tma_no_swizzle|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE/|step4_w4a8|^step4_shape_129x4100x128$|gpu
 tma_full_parity|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/wait_barrier\(&full\[kt % C::kStages\], \(kt \/ C::kStages\) & 1\)/wait_barrier(\&full[kt % C::kStages], (kt \/ C::kStages + 1) \& 1)/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu

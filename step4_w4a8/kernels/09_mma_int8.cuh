@@ -318,21 +318,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
         if (s < k_tiles) loader.load_activations(stage(s), s, p);
         commit_copies();
     }
-    for (int kt = 0; kt < k_tiles; ++kt) {
-        wait_copies<C::kStages - 2>();
-        __syncthreads();
-        if (const int next = kt + C::kStages - 1; next < k_tiles)
-            loader.load_weights(stage(next), next, p), loader.load_activations(stage(next), next, p);
-        commit_copies();
-        if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
-    }
-
-    if constexpr (C::kWarpsK > 1) {
-        wait_copies<0>();
-        __syncthreads();  // every warp is past its last stage: the pipeline's memory is free
-        constexpr int kValues = C::kTilesN * C::kTilesM * 4;
-        if (!sum_split_k<C::kWarpsK, kValues>(&acc[0][0][0], reinterpret_cast<float*>(smem), warp / C::kWarpsK, wk)) return;
-    }
+    cp_async_pipeline<C::kStages>(
+        k_tiles, [&](int kt) { loader.load_weights(stage(kt), kt, p), loader.load_activations(stage(kt), kt, p); },
+        [&](int kt) {
+            if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
+        });
+    if (!finish_split_k<C::kWarpsK, C::kTilesN * C::kTilesM * 4>(&acc[0][0][0], smem, warp / C::kWarpsK, wk)) return;
     store_outputs<C>(acc, p, tile0, m0, wn, wm);
 }
 

@@ -12,9 +12,9 @@
 // two tiles is four bulk copies, and the activations one bulk copy per token.
 // Improves: the loads wait neither for the math nor for registers; the copy engine runs ahead
 // across tiles while the warps add up a tile's sums.
-// Limit: it runs no faster than 06, and that is the answer: the ring's depth does not matter, and
-// the same kernel without its math is a quarter faster (LAB_NOTES.md). What limits decoding is
-// the dequantization's instructions per weight. The staged fp16 activations and the ring share
+// Limit: it runs within a few percent of 06, and that is the answer: the ring's depth does not
+// matter, and the same kernel without its math is a quarter faster (LAB_NOTES.md). What limits
+// decoding is the dequantization's instructions per weight. The staged fp16 activations and the ring share
 // the 227 KB (M = 8 fits K = 4096, not 14336: its row says SKIP). Needs sm_90 (bulk copies,
 // mbarrier byte counts); elsewhere its rows say SKIP.
 #pragma once

@@ -12,6 +12,7 @@
 #include "../tests/unit_test.h"
 #include "format_comparison.h"
 #include "kernels/08_auto_g128.cuh"
+#include "kernels/09_gemv_tma.cuh"
 #include "w4a16_formats.h"
 
 #ifndef QGF_G128_GOLDEN_DIR
@@ -237,6 +238,22 @@ static void test_entry_point_choice() {
     EXPECT(token_tile(65) == 64 && token_tile(128) == 64 && token_tile(129) == 128 && token_tile(4096) == 128);
 }
 
+// Rung 09's ring in 227 KB of shared memory (the H200's per-block limit), as its tests assume: at
+// M = 3, K = 14336 three stages for the 7 of each tile group (the sanitizer tests' ring wraps), at
+// M = 1 four; M = 8 fits K = 4096 and not 14336 (a SKIP with the reason); M = 9 is no GEMV.
+static void test_gemv_tma_ring() {
+    using gemv_tma_w4a16::TmaG128W4A16;
+    using gemv_tma_w4a16::TmaQ4_0W4A16;
+    constexpr size_t kH200 = 232448;
+    EXPECT(gemv_tma_stage_bytes<TmaG128W4A16>() == 34816 && gemv_tma_stage_bytes<TmaQ4_0W4A16>() == 36864);
+    EXPECT(gemv_tma_stages<TmaG128W4A16>(3, 14336, kH200) == 3 && gemv_tma_stages<TmaQ4_0W4A16>(3, 14336, kH200) == 3);
+    EXPECT(14336 / gemv_mma::kChunkK / gemv_tma::kStageChunks == 7);
+    EXPECT(gemv_tma_stages<TmaG128W4A16>(1, 14336, kH200) == 4);
+    EXPECT(gemv_tma_why_not<TmaG128W4A16>(8, 4096, kH200).empty() && gemv_tma_why_not<TmaQ4_0W4A16>(8, 4096, kH200).empty());
+    EXPECT(!gemv_tma_why_not<TmaG128W4A16>(8, 14336, kH200).empty() && !gemv_tma_why_not<TmaQ4_0W4A16>(8, 14336, kH200).empty());
+    EXPECT(!gemv_tma_why_not<TmaG128W4A16>(9, 4096, kH200).empty());
+}
+
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV): every nibble where the model
 // says, padding rows code 8 (value 0), and per (tile, block, g) half2(d[g], d[g+8]), padding d = 0.
 static void test_q4_0_mma_repack() {
@@ -355,6 +372,7 @@ int main() {
     test_mma_repack();
     test_row_block_order();
     test_entry_point_choice();
+    test_gemv_tma_ring();
     test_q4_0_mma_repack();
     test_half_trick();
     test_reference();

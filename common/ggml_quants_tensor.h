@@ -42,7 +42,6 @@ inline std::vector<float> dequantize_cpu(const QuantizedTensor& q) {
 
 // Q8_1 blocks of a rows x k matrix (k a multiple of 32), rows in parallel.
 inline std::vector<block_q8_1> quantize_rows_q8_1(const std::vector<float>& x, int64_t rows, int64_t k, Q81Sum sum_mode) {
-    std::vector<block_q8_1> q((size_t)(rows * k / QK8_1));
-    parallel_for(rows, [&](int64_t r) { quantize_row_q8_1_ref(&x[r * k], &q[r * k / QK8_1], k, sum_mode); });
-    return q;
+    return quantize_rows<block_q8_1, QK8_1>(
+        x, rows, k, [sum_mode](const float* row, block_q8_1* y, int64_t n) { quantize_row_q8_1_ref(row, y, n, sum_mode); });
 }

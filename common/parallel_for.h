@@ -20,3 +20,12 @@ inline void parallel_for(int64_t count, Body body) {
         });
     for (auto& th : pool) th.join();
 }
+
+// A row-major rows x k matrix through a row quantizer of ggml's shape, quantize_row(x, y, k) (k a
+// multiple of the block's VALUES), rows in parallel: the blocks, row after row.
+template <class Block, int64_t VALUES, class RowQuantizer>
+inline std::vector<Block> quantize_rows(const std::vector<float>& x, int64_t rows, int64_t k, RowQuantizer quantize_row) {
+    std::vector<Block> q((size_t)(rows * k / VALUES));
+    parallel_for(rows, [&](int64_t r) { quantize_row(&x[r * k], &q[r * k / VALUES], k); });
+    return q;
+}

@@ -19,9 +19,7 @@
 
 // Quantizes a row-major [rows, k] matrix on the CPU, rows in parallel (ggml's reference quantizer).
 inline std::vector<block_q4_0> quantize_rows_q4_0(const std::vector<float>& x, int64_t rows, int64_t k) {
-    std::vector<block_q4_0> q((size_t)(rows * k / QK4_0));
-    parallel_for(rows, [&](int64_t r) { quantize_row_q4_0_ref(&x[r * k], &q[r * k / QK4_0], k); });
-    return q;
+    return quantize_rows<block_q4_0, QK4_0>(x, rows, k, quantize_row_q4_0_ref);
 }
 
 // The repacked weights on the host: the same bytes, in two streams.

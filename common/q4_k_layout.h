@@ -57,9 +57,7 @@ GGML_HD void q4_k_scale_min_words(int j, uint32_t s0, uint32_t s1, uint32_t s2, 
 
 // ggml's reference quantizer on every row of a rows x k matrix (k a multiple of 256), all cores.
 inline std::vector<block_q4_K> quantize_rows_q4_k(const std::vector<float>& x, int64_t rows, int64_t k) {
-    std::vector<block_q4_K> q((size_t)(rows * k / QK_K));
-    parallel_for(rows, [&](int64_t r) { quantize_row_q4_K_ref(&x[r * k], &q[r * k / QK_K], k); });
-    return q;
+    return quantize_rows<block_q4_K, QK_K>(x, rows, k, quantize_row_q4_K_ref);
 }
 
 inline Q4_KRepacked repack_q4_k(const std::vector<block_q4_K>& blocks) {

@@ -100,5 +100,18 @@ void upload_copies(DeviceBuffer<T>& dst, const T* host, size_t count, int copies
         CUDA_CHECK(cudaMemcpy(dst.get() + i * count, dst.get(), count * sizeof(T), cudaMemcpyDeviceToDevice));
 }
 
+// A host array on the device in `copies` equal copies, back to back (cold-L2 timing rotates them).
+template <class T>
+DeviceBuffer<T> upload_rotated(const std::vector<T>& host, int copies) {
+    DeviceBuffer<T> d(host.size() * copies);
+    upload_copies(d, host.data(), host.size(), copies);
+    return d;
+}
+// Copy i % copies of such a buffer; null for a buffer that was never made.
+template <class T>
+const T* rotated_copy(const DeviceBuffer<T>& b, int copies, int i) {
+    return b.get() ? b.get() + (b.count() / copies) * (size_t)(i % copies) : nullptr;
+}
+
 // The L2 column of the CSV: how the case was timed.
 inline const char* l2_state(const L2Rotation& r, bool check_only) { return check_only ? "-" : r.cold ? "cold" : "warm"; }

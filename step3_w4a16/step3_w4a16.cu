@@ -218,7 +218,7 @@ struct DeviceProblem {
 
     template <class T>
     const T* copy(const DeviceBuffer<T>& b, int i) const {
-        return b.get() ? b.get() + (b.count() / copies) * (size_t)(i % copies) : nullptr;
+        return rotated_copy(b, copies, i);
     }
     W4A16Args args(int i) const {
         return W4A16Args{copy(a_f32, i),     reinterpret_cast<const __half*>(copy(a_f16, i)),     copy(q4_blocks, i), copy(q4_qs, i),    copy(q4_d, i),
@@ -229,13 +229,6 @@ struct DeviceProblem {
                          (int)K};
     }
 };
-
-template <class T>
-DeviceBuffer<T> upload_rotated(const std::vector<T>& host, int copies) {
-    DeviceBuffer<T> d(host.size() * copies);
-    upload_copies(d, host.data(), host.size(), copies);
-    return d;
-}
 
 cublasStatus_t cublas_hgemm_run(cublasHandle_t h, const __half* A, const __half* W, float* C, int M, int N, int K) {
     const float one = 1.f, zero = 0.f;  // row-major as in common/cublas_baseline.cuh

@@ -200,13 +200,11 @@ class W4A8Problem {
   private:
     template <class T>
     const T* copy(const DeviceBuffer<T>& b, int i) const {
-        return b.get() ? b.get() + (b.count() / rot_.copies) * (size_t)(i % rot_.copies) : nullptr;
+        return rotated_copy(b, rot_.copies, i);
     }
     template <class T>
     DeviceBuffer<T> upload_rotated(const std::vector<T>& host) const {
-        DeviceBuffer<T> d(host.size() * rot_.copies);
-        upload_copies(d, host.data(), host.size(), rot_.copies);
-        return d;
+        return ::upload_rotated(host, rot_.copies);
     }
     bool has(WeightForm w) const { return weights_[(int)w]; }
     bool has(ActivationForm a) const { return acts_[(int)a]; }

@@ -78,14 +78,12 @@ struct ResidentQ4_KQ8_1 {
     __device__ static float finish(const Args&, int, float sum) { return sum; }
 };
 
-constexpr int kMaxTokens = 8;
-
 }  // namespace gemv_q4_k
 
 inline std::string w4a8_gemv_q4_k_why_not(const GemmCase& c, const Gpu&) {
     if (c.K % QK_K != 0) return "Q4_K: K must be a multiple of 256 (whole super-blocks)";
-    return gemv_resident_why_not(c.M, c.K, gemv_q4_k::kMaxTokens);
+    return gemv_resident_why_not(c.M, c.K, gemv_resident_w4a8::kResidentMaxTokens);  // 08's skeleton, 08's limit
 }
 inline void launch_w4a8_gemv_q4_k(const W4A8Args& p, cudaStream_t s) {
-    launch_gemv_resident<gemv_q4_k::ResidentQ4_KQ8_1, true, gemv_q4_k::kMaxTokens>(p, s);
+    launch_gemv_resident<gemv_q4_k::ResidentQ4_KQ8_1, true, gemv_resident_w4a8::kResidentMaxTokens>(p, s);
 }

@@ -227,20 +227,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a16_mma_g128(
         if (s < k_tiles) loader.load(stage(s), s, p.K);
         commit_copies();
     }
-    for (int kt = 0; kt < k_tiles; ++kt) {
-        wait_copies<C::kStages - 2>();  // stage kt has landed (for this thread's copies) ...
-        __syncthreads();                // ... and for everyone's; stage kt - 1 is no longer read
-        if (kt + C::kStages - 1 < k_tiles) loader.load(stage(kt + C::kStages - 1), kt + C::kStages - 1, p.K);
-        commit_copies();
-        if (kt * C::kBK + wk * kMmaChunkK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
-    }
-
-    if constexpr (C::kWarpsK > 1) {
-        wait_copies<0>();
-        __syncthreads();  // every warp is past its last stage: the pipeline's memory is free
-        constexpr int kValues = C::kTilesN * C::kTilesM * 4;
-        if (!sum_split_k<C::kWarpsK, kValues>(&acc[0][0][0], reinterpret_cast<float*>(smem), warp / C::kWarpsK, wk)) return;
-    }
+    cp_async_pipeline<C::kStages>(
+        k_tiles, [&](int kt) { loader.load(stage(kt), kt, p.K); },
+        [&](int kt) {
+            if (kt * C::kBK + wk * kMmaChunkK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
+        });
+    if (!finish_split_k<C::kWarpsK, C::kTilesN * C::kTilesM * 4>(&acc[0][0][0], smem, warp / C::kWarpsK, wk)) return;
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows, m0 + wm * C::kTilesM * 8);
 }
 

@@ -19,6 +19,23 @@ inline cublasHandle_t make_cublas_handle(cudaStream_t stream) {
     return h;
 }
 
+// The handle every baseline row launches with: made by the first call (a row's first launch is
+// its untimed check run) on that call's stream, the one stream a step runs all its rows on, and
+// destroyed when the program ends. A later call on another stream moves it there.
+inline cublasHandle_t cublas_on(cudaStream_t stream) {
+    struct Owner {
+        cublasHandle_t handle;
+        cudaStream_t stream;
+        ~Owner() { cublasDestroy(handle); }
+    };
+    static Owner owner{make_cublas_handle(stream), stream};
+    if (stream != owner.stream) {
+        CUBLAS_CHECK(cublasSetStream(owner.handle, stream));
+        owner.stream = stream;
+    }
+    return owner.handle;
+}
+
 // C = A · W^T in FP32, row-major, as above.
 inline void cublas_sgemm_rowmajor(cublasHandle_t h, const float* A, const float* W, float* C, int M, int N, int K) {
     const float one = 1.f, zero = 0.f;

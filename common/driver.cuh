@@ -15,12 +15,16 @@
 #include "buffers.cuh"
 #include "check.h"
 #include "cli.h"
+#include "gemm_case.h"
 #include "gpu.cuh"
 #include "report.h"
 #include "timing.cuh"
 
+#include <algorithm>
 #include <functional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 struct KernelRun {
     std::string name;
@@ -38,6 +42,12 @@ struct KernelRun {
     std::string error_metric;                // the name shown in the table
     enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
     std::string unsolved_exercise;           // non-empty: the shipped stub of an exercise, this file to edit
+};
+
+// What a launcher throws when it finds, only when called, that it cannot run a shape (a library
+// that refuses one: cuBLAS int8). The check run, a row's first launch, turns it into a SKIP row.
+struct LaunchRefused : std::runtime_error {
+    using std::runtime_error::runtime_error;
 };
 
 // What a stub's FAIL says: it is an unsolved exercise, not a bug.
@@ -137,7 +147,13 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     for (uint8_t pattern : kPoisonPatterns) {
         k.poison_output(pattern);
         if (k.setup) k.setup(0);
-        enqueue(0);
+        try {
+            enqueue(0);
+        } catch (const LaunchRefused& refusal) {
+            std::printf("SKIP %s: %s\n", k.name.c_str(), refusal.what());
+            row.note = refusal.what();
+            return row;
+        }
         CUDA_CHECK_LAST();
         CUDA_CHECK(cudaStreamSynchronize(gpu.stream));
         const CheckResult c = k.check();
@@ -159,7 +175,7 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
                                                                : (double)verdict.bad;
     row.error_is_count = k.report == KernelRun::Report::BadCount;
     if (k.quantization_nmse && verdict.pass) row.quant_nmse = k.quantization_nmse();
-    if (k.prepass) row.note += (row.note.empty() ? "" : "; ") + ("incl. " + k.prepass_name);
+    if (k.prepass && !k.prepass_name.empty()) row.note += (row.note.empty() ? "" : "; ") + ("incl. " + k.prepass_name);
     if (opt.check_only) return row;
 
     if (!k.setup) {
@@ -174,4 +190,22 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     fill_speed(row, w, gpu, t);
     row.note += std::string(row.note.empty() ? "" : "; ") + "setup untimed: time with it minus time of it alone";
     return row;
+}
+
+// The cases of a run, each with the rows its table printed: the lesson's cases, a sweep's or a
+// summit's all go through run_cases, with the step's run_case (one case: prepare, run every
+// selected row, print the table, return the rows).
+struct CaseRows {
+    GemmCase c;
+    std::vector<ResultRow> rows;
+};
+template <class RunCase>
+std::vector<CaseRows> run_cases(const std::vector<GemmCase>& cases, RunCase&& run_case) {
+    std::vector<CaseRows> all;
+    all.reserve(cases.size());
+    for (const GemmCase& c : cases) all.push_back({c, run_case(c)});
+    return all;
+}
+inline bool all_passed(const std::vector<CaseRows>& cases) {
+    return std::none_of(cases.begin(), cases.end(), [](const CaseRows& c) { return any_failed(c.rows); });
 }

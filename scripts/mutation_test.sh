@@ -54,7 +54,7 @@ q4_k_q8_k_lane_order|common/kquants_q8_k.h|s/for \(int l = 0; l < 8; \+\+l\) tot
 q6_k_q8_k_scale_index|common/kquants_q8_k.h|s/x\[b\]\.scales\[i \/ 16\] \* q6_k_code\(x\[b\], i\) \* y/x[b].scales[i \/ 32] * q6_k_code(x[b], i) * y/|test_kquants|^test_kquants$|cpu
 q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[j]) >= amax)/|step2_quant|^step2_golden_cpu$|cpu
 mma_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step3_w4a16|^step3_memcheck|gpu
-mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/for \(int kt = 0; kt < k_tiles; \+\+kt\)/for (int kt = 0; kt < k_tiles - 1; ++kt)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[tn\]\)/nibbles_to_half2(word >> 4, z_lo[tn])/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
@@ -78,6 +78,7 @@ int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < W
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, p.M - 1\) \* \(p.K \/ 16\)/src = (size_t)(m0 + r) * (p.K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 act_row_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/first \+ min\(j, last\) \* row_step/first + j * row_step/|step4_w4a8|^step4_memcheck_mma_int8_129x100x256$|gpu
 int8_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
+mma_g128_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step3_w4a16|^step3_racecheck_129x100x4224$|gpu
 tma_no_swizzle|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE/|step4_w4a8|^step4_shape_129x4100x128$|gpu
 tma_full_parity|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/wait_barrier\(&full\[kt % C::kStages\], \(kt \/ C::kStages\) & 1\)/wait_barrier(\&full[kt % C::kStages], (kt \/ C::kStages + 1) \& 1)/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu

@@ -56,7 +56,7 @@ using GemmLauncher = void (*)(const float*, const float*, float*, int, int, int,
 
 // Every step-1 kernel reads the FP32 A and W: its row has nothing to say about inputs.
 struct Fp32Inputs {};
-using Step1Kernel = KernelSpec<GemmLauncher, Fp32Inputs>;  // launch: nullptr for cuBLAS, which needs its handle
+using Step1Kernel = KernelSpec<GemmLauncher, Fp32Inputs>;
 
 // The exercises' limits (their files are the learner's: the table says them here).
 std::string ex1_why_not(const GemmCase& c, const Gpu&) { return grid_limit_reason('y', ceil_div(c.M, ex1::kTile)); }
@@ -70,6 +70,10 @@ void launch_gemv_split_k_gemm(const float* A, const float* W, float* C, int, int
     launch_gemv_split_k(A, W, C, N, K, current_sm_count(), s);
 }
 
+// The baseline is a row like the others: cuBLAS SGEMM on the same matrices, true FP32.
+void launch_cublas_sgemm(const float* A, const float* W, float* C, int M, int N, int K, cudaStream_t s) {
+    cublas_sgemm_rowmajor(cublas_on(s), A, W, C, M, N, K);
+}
 const char* const kCublasName = "cublas_sgemm";
 
 const std::vector<Step1Kernel> kKernels = {
@@ -85,7 +89,7 @@ const std::vector<Step1Kernel> kKernels = {
      gemm_double_buffered_why_not<PipelinedTileShape>},
     {{"gemv_warp_rows", "09 M=1: warp per 2 rows, float4 streaming loads"}, launch_gemv_warp_rows_gemm, gemv_warp_rows_why_not},
     {{"gemv_split_k", "10 M=1: warps per row chosen to fill the GPU (small N)"}, launch_gemv_split_k_gemm, gemv_split_k_why_not},
-    {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, nullptr, runs_any_shape},
+    {{kCublasName, "cuBLAS SGEMM, FP32 (TF32 off): the baseline"}, launch_cublas_sgemm, runs_any_shape},
     {{"canary_skip_last_k_tile", "stops one 16-wide K tile early", KernelRole::Canary}, launch_gemm_canary<Canary::SkipLastKTile>,
      runs_any_shape},
     {{"canary_skip_one_store", "never writes C[M-1][N-1]", KernelRole::Canary}, launch_gemm_canary<Canary::SkipOneStore>,
@@ -115,7 +119,7 @@ const std::vector<Step1Kernel> kKernels = {
 // sits between; test_common checks on the CPU that TF32 inputs fail it.
 const char* const kErrorMetric = "err/sum|aw|";
 
-bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
+std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     const size_t a_elems = c.M * c.K, w_elems = c.N * c.K, c_elems = c.M * c.N;
     const L2Rotation rot = plan_l2_rotation(gpu, (a_elems + w_elems) * sizeof(float), !opt.check_only);
@@ -146,17 +150,10 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
         KernelRun run = kernel_run_for(k.info);
         run.unsupported = k.why_not(c, gpu);
         run.must_run = c.expects(k.info.name);
-        if (k.launch) {
-            run.launch = [&, launch = k.launch](int i) {
-                const GemmBuffers b = buffers(i);
-                launch(b.A, b.W, b.C, b.M, b.N, b.K, gpu.stream);
-            };
-        } else {
-            run.launch = [&](int i) {
-                const GemmBuffers b = buffers(i);
-                cublas_sgemm_rowmajor(cublas, b.A, b.W, b.C, b.M, b.N, b.K);
-            };
-        }
+        run.launch = [&, launch = k.launch](int i) {
+            const GemmBuffers b = buffers(i);
+            launch(b.A, b.W, b.C, b.M, b.N, b.K, gpu.stream);
+        };
         run.poison_output = [&](uint8_t pattern) { poison(dC.get(), dC.bytes(), pattern, gpu.stream); };
         run.check = [&, name = k.info.name] {
             const std::vector<float> got = gather_rows(dC.to_host(), c.N, ref.rows);
@@ -168,7 +165,7 @@ bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const G
     }
     print_table(rows, "naive", {kCublasName});
     append_csv(opt.csv_path, "step1_fp32", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
-    return !any_failed(rows);
+    return rows;
 }
 
 int main(int argc, char** argv) {
@@ -190,11 +187,6 @@ int main(int argc, char** argv) {
     }
     print_run_header(gpu, opt);
 
-    cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
-
-    bool all_pass = true;
-    for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
-
-    CUBLAS_CHECK(cublasDestroy(cublas));
-    return finish_run(all_pass);
+    const auto results = run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); });
+    return finish_run(all_passed(results));
 }

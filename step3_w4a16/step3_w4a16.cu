@@ -94,6 +94,17 @@ using Step3Kernel = KernelSpec<void (*)(const W4A16Args&, cudaStream_t), W4A16Re
 constexpr W4A16Reads kQ4_0F32{Weights::Q4_0, Acts::F32}, kQ4_0F16{Weights::Q4_0, Acts::F16}, kG128F16{Weights::G128, Acts::F16},
     kW8F16{Weights::W8, Acts::F16};
 
+// The baselines are rows like the kernels: cuBLAS on the fp16 weights and activations with FP32
+// accumulation (what a W4A16 kernel must beat), and SGEMM on the unquantized FP32 matrices.
+void launch_cublas_hgemm(const W4A16Args& p, cudaStream_t s) {
+    const float one = 1.f, zero = 0.f;  // row-major as in common/cublas_baseline.cuh
+    CUBLAS_CHECK(cublasGemmEx(cublas_on(s), CUBLAS_OP_T, CUBLAS_OP_N, p.N, p.M, p.K, &one, p.w_f16, CUDA_R_16F, p.K, p.a_f16,
+                              CUDA_R_16F, p.K, &zero, p.c, CUDA_R_32F, p.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+void launch_cublas_sgemm(const W4A16Args& p, cudaStream_t s) { cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K); }
+const char* const kCublasHgemm = "cublas_hgemm";
+const char* const kCublasSgemm = "cublas_sgemm";
+
 const std::vector<Step3Kernel> kKernels = {
     {{"naive", "01 thread per output, Q4_0 x FP32, dequantize in the inner loop"}, launch_w4a16_naive, w4a16_naive_why_not, kQ4_0F32},
     {{"smem_tiled", "02 32x32 tile, Q4_0 dequantized once into shared memory, x FP32"}, launch_w4a16_smem_tiled,
@@ -122,6 +133,9 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_gemv_tma_q4_0, w4a16_gemv_tma_q4_0_why_not, kQ4_0F16, kBulkCopyArch, Pipe::Fp16Tensor},
     {{"gemv_tma_g128", "09 the same for group-128 INT4"}, launch_w4a16_gemv_tma_g128, w4a16_gemv_tma_g128_why_not, kG128F16,
      kBulkCopyArch, Pipe::Fp16Tensor},
+    {{kCublasHgemm, "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"}, launch_cublas_hgemm,
+     runs_any_shape, {Weights::F16, Acts::F16}, {}, Pipe::Fp16Tensor},
+    {{kCublasSgemm, "cuBLAS SGEMM on the unquantized FP32 matrices"}, launch_cublas_sgemm, runs_any_shape, {Weights::F32, Acts::F32}},
     {{"canary_ignore_zero", "group-128 read as q*s: the zero point forgotten", KernelRole::Canary},
      launch_w4a16_canary<G128Canary::IgnoreZero>, w4a16_naive_why_not, kG128F16},
     {{"canary_skip_last_group", "stops one group of 128 early", KernelRole::Canary}, launch_w4a16_canary<G128Canary::SkipLastGroup>,
@@ -139,8 +153,6 @@ const std::vector<Step3Kernel> kKernels = {
     {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "gemv_g128"}, launch_w4a16_ex2_solution, w4a16_ex2_why_not,
      kG128F16},
 };
-const KernelInfo kCublasHgemm{"cublas_hgemm", "cuBLAS GEMM on fp16 weights and activations, FP32 accumulation: the baseline"};
-const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices"};
 
 // Kernel error: |got - ref| / sum_k |a w| against the same weights and activations in float64.
 // With fp16 activations every product is exact in FP32 (a 4- or 8-bit code times an 11-bit fp16
@@ -221,22 +233,21 @@ struct DeviceProblem {
         return rotated_copy(b, copies, i);
     }
     W4A16Args args(int i) const {
-        return W4A16Args{copy(a_f32, i),     reinterpret_cast<const __half*>(copy(a_f16, i)),     copy(q4_blocks, i), copy(q4_qs, i),    copy(q4_d, i),
-                         copy(g128_q, i),    copy(g128_s, i),    copy(g128_z, i),    copy(mma_words, i), copy(mma_scales, i),
-                         copy(block_words, i), copy(block_scales, i),
-                         copy(q4_mma_words, i), copy(q4_mma_scales, i),
-                         copy(w8_q, i),      copy(w8_s, i),      c.get(),            (int)M,             (int)N,
-                         (int)K};
+        W4A16Args a;
+        a.a_f32 = copy(a_f32, i), a.a_f16 = reinterpret_cast<const __half*>(copy(a_f16, i));
+        a.q4_blocks = copy(q4_blocks, i), a.q4_qs = copy(q4_qs, i), a.q4_d = copy(q4_d, i);
+        a.g128_q = copy(g128_q, i), a.g128_s = copy(g128_s, i), a.g128_z = copy(g128_z, i);
+        a.mma_words = copy(mma_words, i), a.mma_scales = copy(mma_scales, i);
+        a.block_words = copy(block_words, i), a.block_scales = copy(block_scales, i);
+        a.q4_mma_words = copy(q4_mma_words, i), a.q4_mma_scales = copy(q4_mma_scales, i);
+        a.w8_q = copy(w8_q, i), a.w8_s = copy(w8_s, i);
+        a.w_f16 = reinterpret_cast<const __half*>(copy(w_f16, i)), a.w_f32 = copy(w_f32, i);
+        a.c = c.get(), a.M = (int)M, a.N = (int)N, a.K = (int)K;
+        return a;
     }
 };
 
-cublasStatus_t cublas_hgemm_run(cublasHandle_t h, const __half* A, const __half* W, float* C, int M, int N, int K) {
-    const float one = 1.f, zero = 0.f;  // row-major as in common/cublas_baseline.cuh
-    return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, CUDA_R_16F, K, A, CUDA_R_16F, K, &zero, C, CUDA_R_32F,
-                        N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
-}
-
-std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c) {
+std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     std::vector<const Step3Kernel*> kernels;
     bool need[5] = {}, need_a32 = false, need_a16 = false;
@@ -246,11 +257,6 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
             need[(int)k.reads.weights] = true;
             (k.reads.acts == Acts::F32 ? need_a32 : need_a16) = true;
         }
-    const bool run_hgemm = opt.wants(kCublasHgemm), run_sgemm = opt.wants(kCublasSgemm);
-    need[(int)Weights::F16] |= run_hgemm;
-    need[(int)Weights::F32] |= run_sgemm;
-    need_a16 |= run_hgemm;
-    need_a32 |= run_sgemm;
 
     // Cold L2 sized by the smallest thing a launch reads (a 4-bit matrix): bigger ones are colder.
     double smallest = INFINITY, per_copy = 0;
@@ -306,55 +312,34 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
         d.w8_q = upload_rotated(h.w8.q, rot.copies);
         d.w8_s = upload_rotated(h.w8.scale, rot.copies);
     }
-    if (run_hgemm) d.w_f16 = upload_rotated(to_fp16(h.W), rot.copies);
-    if (run_sgemm) d.w_f32 = upload_rotated(h.W, rot.copies);
+    if (need[(int)Weights::F16]) d.w_f16 = upload_rotated(to_fp16(h.W), rot.copies);
+    if (need[(int)Weights::F32]) d.w_f32 = upload_rotated(h.W, rot.copies);
     d.c = DeviceBuffer<float>(c.M * c.N);
     std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(),
                 describe_rows(ReferenceRows{h.rows, {}, {}, (int64_t)h.rows.size() < c.M}, c.M).c_str());
     if (!opt.check_only) print_l2_rotation(rot, gpu);
 
     auto download_rows = [&] { return gather_rows(d.c.to_host(), c.N, h.rows); };
-    auto checked_run = [&](const KernelInfo& info, Weights w, Acts a) {
-        KernelRun run = kernel_run_for(info);
+    std::vector<ResultRow> rows;
+    for (const Step3Kernel* k : kernels) {
+        KernelRun run = kernel_run_for(k->info);
+        run.arch = k->arch;
+        run.pipe = k->pipe;
+        run.unsupported = kernel_why_not(*k, c, gpu);
+        run.must_run = c.expects(k->info.name);
+        run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
-        run.check = [&, name = info.name, w, a] {
-            const ReferenceRows& ref = h.reference(w, a);
+        run.check = [&, name = k->info.name, reads = k->reads] {
+            const ReferenceRows& ref = h.reference(reads.weights, reads.acts);
             const std::vector<float> got = download_rows();
             return check_close(name.c_str(), got.data(), ref.c.data(), got.size(),
                                Tolerance{0.0, kSumOrderTolerance, ref.abs_sum.data()}, c.N);
         };
         run.quantization_nmse = [&] { return nmse(download_rows(), h.unquantized().c); };
         run.error_metric = "err/sum|aw|";
-        return run;
-    };
-
-    std::vector<ResultRow> rows;
-    for (const Step3Kernel* k : kernels) {
-        KernelRun run = checked_run(k->info, k->reads.weights, k->reads.acts);
-        run.arch = k->arch;
-        run.pipe = k->pipe;
-        run.unsupported = kernel_why_not(*k, c, gpu);
-        run.must_run = c.expects(k->info.name);
-        run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
         rows.push_back(evaluate_kernel(gpu, opt, run, workload(k->reads.weights, k->reads.acts, c.M, c.N, c.K)));
     }
-    if (run_hgemm) {
-        KernelRun run = checked_run(kCublasHgemm, Weights::F16, Acts::F16);
-        run.pipe = Pipe::Fp16Tensor;
-        run.launch = [&](int i) {
-            CUBLAS_CHECK(cublas_hgemm_run(cublas, reinterpret_cast<const __half*>(d.copy(d.a_f16, i)),
-                                          reinterpret_cast<const __half*>(d.copy(d.w_f16, i)), d.c.get(), (int)c.M, (int)c.N, (int)c.K));
-        };
-        rows.push_back(evaluate_kernel(gpu, opt, run, workload(Weights::F16, Acts::F16, c.M, c.N, c.K)));
-    }
-    if (run_sgemm) {
-        KernelRun run = checked_run(kCublasSgemm, Weights::F32, Acts::F32);
-        run.launch = [&](int i) {
-            cublas_sgemm_rowmajor(cublas, d.copy(d.a_f32, i), d.copy(d.w_f32, i), d.c.get(), (int)c.M, (int)c.N, (int)c.K);
-        };
-        rows.push_back(evaluate_kernel(gpu, opt, run, workload(Weights::F32, Acts::F32, c.M, c.N, c.K)));
-    }
-    print_table(rows, "naive", {kCublasHgemm.name, kCublasSgemm.name});
+    print_table(rows, "naive", {kCublasHgemm, kCublasSgemm});
     append_csv(opt.csv_path, "step3_w4a16", c.name, c.M, c.N, c.K, rows, gpu, l2_state(rot, opt.check_only));
     return rows;
 }
@@ -366,38 +351,31 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, cublasHandle
 const std::vector<int64_t> kSweepM = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512};
 const std::vector<std::pair<int64_t, int64_t>> kSweepShapes = {{4096, 4096}, {4096, 14336}};
 
-bool run_sweep(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "gemv_tma_g128", "mma_g128", "wgmma_g128", kCublasHgemm.name};
-    std::vector<std::vector<ResultRow>> all;
-    all.reserve(kSweepShapes.size() * kSweepM.size());
-    bool pass = true;
+bool run_sweep(const Gpu& gpu, Options opt) {
+    opt.kernels = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "gemv_tma_g128", "mma_g128", "wgmma_g128", kCublasHgemm};
+    std::vector<GemmCase> cases;
     for (const auto& [N, K] : kSweepShapes)
-        for (int64_t M : kSweepM) {
-            all.push_back(run_case(gpu, opt, cublas, GemmCase{"sweep M=" + std::to_string(M), M, N, K}));
-            pass = pass && !any_failed(all.back());
-        }
+        for (int64_t M : kSweepM) cases.push_back(GemmCase{"sweep M=" + std::to_string(M), M, N, K});
+    const std::vector<CaseRows> results = run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); });
+
     std::printf("\n== the sweep: our best W4A16 kernel (group-128) against cuBLAS HGEMM (fp16 weights) ==\n");
     std::printf("  %6s %6s %6s  %-18s %10s %10s %9s %10s %10s  %s\n", "M", "N", "K", "ours", "ours(us)", "hgemm(us)", "speedup",
                 "ours GB/s", "ours TFLOPS", "auto_g128 picks");
-    size_t i = 0;
-    for (const auto& [N, K] : kSweepShapes)
-        for (int64_t M : kSweepM) {
-            const std::vector<ResultRow>& rows = all[i++];
-            const ResultRow* best = nullptr;
-            for (const auto& r : rows)
-                if (r.kernel != kCublasHgemm.name && r.status == Status::Pass && std::isfinite(r.time_ms) &&
-                    (!best || r.time_ms < best->time_ms))
-                    best = &r;
-            const ResultRow* hgemm = find_timed_row(rows, kCublasHgemm.name);
-            const G128Kernel picked = choose_g128_kernel(GemmCase{"", M, N, K}, gpu);
-            std::printf("  %6lld %6lld %6lld  %-18s %10s %10s %9s %10s %10s  %s\n", (long long)M, (long long)N, (long long)K,
-                        best ? best->kernel.c_str() : "-", fmt_or_dash(best ? best->time_ms * 1e3 : NAN, "%.1f").c_str(),
-                        fmt_or_dash(hgemm ? hgemm->time_ms * 1e3 : NAN, "%.1f").c_str(),
-                        fmt_or_dash(best && hgemm ? hgemm->time_ms / best->time_ms : NAN, "%.2fx").c_str(),
-                        fmt_or_dash(best ? best->gbps : NAN, "%.0f").c_str(), fmt_or_dash(best ? best->tera_ops : NAN, "%.1f").c_str(),
-                        picked.name);
-        }
-    return pass;
+    for (const auto& [c, rows] : results) {
+        const ResultRow* best = nullptr;
+        for (const auto& r : rows)
+            if (r.kernel != kCublasHgemm && r.status == Status::Pass && std::isfinite(r.time_ms) && (!best || r.time_ms < best->time_ms))
+                best = &r;
+        const ResultRow* hgemm = find_timed_row(rows, kCublasHgemm);
+        const G128Kernel picked = choose_g128_kernel(c, gpu);
+        std::printf("  %6lld %6lld %6lld  %-18s %10s %10s %9s %10s %10s  %s\n", (long long)c.M, (long long)c.N, (long long)c.K,
+                    best ? best->kernel.c_str() : "-", fmt_or_dash(best ? best->time_ms * 1e3 : NAN, "%.1f").c_str(),
+                    fmt_or_dash(hgemm ? hgemm->time_ms * 1e3 : NAN, "%.1f").c_str(),
+                    fmt_or_dash(best && hgemm ? hgemm->time_ms / best->time_ms : NAN, "%.2fx").c_str(),
+                    fmt_or_dash(best ? best->gbps : NAN, "%.0f").c_str(), fmt_or_dash(best ? best->tera_ops : NAN, "%.1f").c_str(),
+                    picked.name);
+    }
+    return all_passed(results);
 }
 
 int main(int argc, char** argv) {
@@ -405,8 +383,6 @@ int main(int argc, char** argv) {
                      "step3_w4a16 --m 1 --n 4096 --k 14336 --kernel gemv_g128,mma_g128,cublas_hgemm", QK4_0, {},
                      {{"sweep", false, "our best W4A16 kernel against HGEMM for M = 1..512, N = 4096, K = 4096 and 14336"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
-    info.kernels.push_back(kCublasHgemm);
-    info.kernels.push_back(kCublasSgemm);
     const Options opt = parse_options(argc, argv, info);
     const bool sweep = opt.has("sweep");
     if (sweep && (opt.has_shape || !opt.kernels.empty()))
@@ -432,12 +408,6 @@ int main(int argc, char** argv) {
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);
-    cublasHandle_t cublas = make_cublas_handle(gpu.stream);
-
-    bool all_pass = true;
-    if (sweep) all_pass = run_sweep(gpu, opt, cublas);
-    else
-        for (const auto& c : cases) all_pass = !any_failed(run_case(gpu, opt, cublas, c)) && all_pass;
-    CUBLAS_CHECK(cublasDestroy(cublas));
-    return finish_run(all_pass);
+    if (sweep) return finish_run(run_sweep(gpu, opt));
+    return finish_run(all_passed(run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); })));
 }

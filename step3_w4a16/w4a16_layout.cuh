@@ -25,6 +25,8 @@ struct W4A16Args {
     const uint32_t* q4_mma_scales;
     const int8_t* w8_q;          // W8: [N][K] int8
     const ggml_half* w8_s;       //     [N] scales
+    const __half* w_f16;         // the baselines' unquantized weights: [N][K] fp16 (cuBLAS HGEMM) ...
+    const float* w_f32;          // ... and FP32 (cuBLAS SGEMM)
     float* c;                    // [M][N]
     int M, N, K;
 };

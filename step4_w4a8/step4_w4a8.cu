@@ -108,6 +108,26 @@ constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
     kMmaCodesSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
     kQ4_KSplit{WeightForm::Q4_KStreams, ActivationForm::Q8_1Split, Reference::Q4_K};
 
+// Three rows beside the kernels, measured in the same run, declare their inputs like them:
+// the quantizer by itself (its row's pre-pass is the quantizer, which its activation form names,
+// and its launch adds nothing: its time is what every W4A8 row's includes before its own work);
+// cuBLAS SGEMM on the unquantized FP32 matrices; cuBLAS int8 on the same codes as int8 matrices
+// (n - 8 and q), the raw integer product without any scale.
+constexpr W4A8Reads kQuantizerAloneReads{WeightForm::None, ActivationForm::Q8_1Split, Reference::QuantizedActivations},
+    kCublasSgemmReads{WeightForm::F32, ActivationForm::F32, Reference::Unquantized},
+    kCublasInt8Reads{WeightForm::Int8Codes, ActivationForm::Int8Codes, Reference::Integer};
+void launch_nothing_after_prepass(const W4A8Args&, cudaStream_t) {}
+void launch_cublas_sgemm(const W4A8Args& p, cudaStream_t s) { cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K); }
+// Row-major as in common/cublas_baseline.cuh. cuBLAS may refuse an int8 shape: the row says SKIP.
+void launch_cublas_int8(const W4A8Args& p, cudaStream_t s) {
+    const int32_t one = 1, zero = 0;
+    const cublasStatus_t status = cublasGemmEx(cublas_on(s), CUBLAS_OP_T, CUBLAS_OP_N, p.N, p.M, p.K, &one, p.w_i8, CUDA_R_8I, p.K, p.a_i8,
+                                               CUDA_R_8I, p.K, &zero, p.c_i32, CUDA_R_32I, p.N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
+    if (status != CUBLAS_STATUS_SUCCESS) throw LaunchRefused("cuBLAS int8 refuses this shape (status " + std::to_string((int)status) + ")");
+}
+const char* const kCublasSgemm = "cublas_sgemm";
+const char* const kCublasInt8 = "cublas_int8";
+
 const std::vector<Step4Kernel> kKernels = {
     {{"naive", "01 thread per output, scalar integer dot products"}, launch_w4a8_naive, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
     {{"smem_tiled", "02 16x16 outputs share blocks staged in shared memory"}, launch_w4a8_smem_tiled, w4a8_smem_tiled_why_not, {}, {},
@@ -131,6 +151,12 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_mma_int8_tma, w4a8_mma_int8_tma_why_not, kMmaCodesSigned, {90}, Pipe::Int8Tensor},
     {{"gemv_q4_k", "12 M<=8: Q4_K weights (K-quants), 08's resident activations; PDL (KQUANTS.md)"}, launch_w4a8_gemv_q4_k,
      w4a8_gemv_q4_k_why_not, kQ4_KSplit, {61}, Pipe::Dp4a},
+    {{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"}, launch_nothing_after_prepass, runs_any_shape,
+     kQuantizerAloneReads},
+    {{kCublasSgemm, "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"}, launch_cublas_sgemm,
+     runs_any_shape, kCublasSgemmReads},
+    {{kCublasInt8, "cuBLAS int8 GEMM (s8 x s8 -> s32) on the same codes, no scales: tensor cores"}, launch_cublas_int8, runs_any_shape,
+     kCublasInt8Reads, {}, Pipe::Int8Tensor},
     {{"canary_forget_minus_8s", "never subtracts 8*s: weights read as n, not n - 8", KernelRole::Canary},
      launch_w4a8_canary<W4A8Canary::ForgetMinus8s>, w4a8_naive_why_not, {}, {}, Pipe::Dp4a},
     {{"canary_skip_last_block", "stops one K-block early", KernelRole::Canary}, launch_w4a8_canary<W4A8Canary::SkipLastBlock>,
@@ -147,16 +173,6 @@ const std::vector<Step4Kernel> kKernels = {
      Pipe::Dp4a},
 };
 
-const KernelInfo kQuantizerAlone{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"};
-const KernelInfo kCublasSgemm{"cublas_sgemm", "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"};
-const KernelInfo kCublasInt8{"cublas_int8", "cuBLAS int8 GEMM (s8 x s8 -> s32) on the same codes, no scales: tensor cores"};
-
-// The baselines, measured in the same run, declare their inputs like the kernels: cuBLAS SGEMM
-// the unquantized FP32 matrices, cuBLAS int8 the same codes as int8 matrices (n - 8 and q).
-constexpr W4A8Reads kCublasSgemmReads{WeightForm::F32, ActivationForm::F32, Reference::Unquantized},
-    kCublasInt8Reads{WeightForm::Int8Codes, ActivationForm::Int8Codes, Reference::Integer},
-    kQuantizerAloneReads{WeightForm::None, ActivationForm::Q8_1Split};
-
 // Kernel error: |got - ref| / sum_k |A[m][k] W[n][k]| (the unquantized magnitudes, see
 // reference_gemm.h), against the same formula on the same blocks in float64. The kernels add
 // their block terms in FP32 in their own order: ~1e-7. Leaving out one block of K = 4096 is
@@ -164,22 +180,15 @@ constexpr W4A8Reads kCublasSgemmReads{WeightForm::F32, ActivationForm::F32, Refe
 // (test_w4a8_cpu checks on the CPU that it fails). The tolerance is step 1's, kSumOrderTolerance
 // (check.h).
 
-// The raw integer product on int8 tensor cores, row-major as in common/cublas_baseline.cuh.
-cublasStatus_t cublas_int8_run(cublasHandle_t h, const int8_t* A, const int8_t* W, int32_t* C, int M, int N, int K) {
-    const int32_t one = 1, zero = 0;
-    return cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, N, M, K, &one, W, CUDA_R_8I, K, A, CUDA_R_8I, K, &zero, C, CUDA_R_32I,
-                        N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);
-}
-
 // One row's run: poisoned, checked against its reference, its quantization error measured.
 KernelRun checked_run(W4A8Problem& problem, const KernelInfo& info, const W4A8Reads& reads) {
     KernelRun run = kernel_run_for(info);
     run.prepass = problem.prepass(reads.activations);
-    if (run.prepass) run.prepass_name = "quantize A";
+    if (run.prepass && reads.reference != Reference::QuantizedActivations) run.prepass_name = "quantize A";
     run.poison_output = [&problem, r = reads.reference](uint8_t pattern) { problem.poison_output(r, pattern); };
     run.check = [&problem, name = info.name, r = reads.reference] { return problem.check(name, r); };
-    if (reads.reference == Reference::Integer) {
-        run.error_metric = "|diff| (exact int)";
+    if (reads.reference == Reference::Integer || reads.reference == Reference::QuantizedActivations) {
+        run.error_metric = reads.reference == Reference::Integer ? "|diff| (exact int)" : "bytes_diff";
         run.report = KernelRun::Report::BadCount;
     } else {
         if (reads.reference != Reference::Unquantized)
@@ -189,66 +198,34 @@ KernelRun checked_run(W4A8Problem& problem, const KernelInfo& info, const W4A8Re
     return run;
 }
 
-bool run_case(const Gpu& gpu, const Options& opt, cublasHandle_t cublas, const GemmCase& c,
-              std::vector<ResultRow>* rows_out = nullptr) {
+std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
-    const bool run_sgemm = opt.wants(kCublasSgemm), run_int8 = opt.wants(kCublasInt8), run_quantizer = opt.wants(kQuantizerAlone);
+    std::vector<const Step4Kernel*> selected;
     std::vector<W4A8Reads> reads;  // what the selected rows read: only that is prepared
     for (const auto& k : kKernels)
-        if (opt.wants(k.info)) reads.push_back(k.reads);
-    if (run_quantizer) reads.push_back(kQuantizerAloneReads);
-    if (run_sgemm) reads.push_back(kCublasSgemmReads);
-    if (run_int8) reads.push_back(kCublasInt8Reads);
+        if (opt.wants(k.info)) selected.push_back(&k), reads.push_back(k.reads);
     W4A8Problem problem(gpu, opt, c, reads);
 
     std::vector<ResultRow> rows;
-    for (const auto& k : kKernels) {
-        if (!opt.wants(k.info)) continue;
-        KernelRun run = checked_run(problem, k.info, k.reads);
-        run.arch = k.arch;
-        run.unsupported = k.why_not(c, gpu);
-        run.must_run = c.expects(k.info.name);
-        run.pipe = k.pipe;
-        run.launch = [&, launch = k.launch](int i) { launch(problem.args(i), gpu.stream); };
-        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(k.reads)));
+    for (const Step4Kernel* k : selected) {
+        KernelRun run = checked_run(problem, k->info, k->reads);
+        run.arch = k->arch;
+        run.unsupported = k->why_not(c, gpu);
+        run.must_run = c.expects(k->info.name);
+        run.pipe = k->pipe;
+        run.launch = [&, launch = k->launch](int i) { launch(problem.args(i), gpu.stream); };
+        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(k->reads)));
     }
-    if (run_quantizer) {  // what every W4A8 kernel's time includes before its own work
-        KernelRun run;
-        run.name = kQuantizerAlone.name;
-        run.launch = problem.prepass(ActivationForm::Q8_1Split);
-        run.poison_output = [&](uint8_t pattern) { problem.poison_split_activations(pattern); };
-        run.check = [&] {
-            const std::vector<block_q8_1> got = problem.split_activations_as_blocks();
-            const std::vector<block_q8_1>& expected = problem.activation_blocks();
-            return check_bytes("quantize_a_alone", got.data(), expected.data(), expected.size() * sizeof(block_q8_1), sizeof(block_q8_1));
-        };
-        run.error_metric = "bytes_diff";
-        run.report = KernelRun::Report::BadCount;
-        const double q8_1_bytes = (double)c.M * c.K / QK8_1 * sizeof(block_q8_1);
-        rows.push_back(evaluate_kernel(gpu, opt, run, Workload{0.0, c.M * c.K * 4.0 + q8_1_bytes}));
+    if (!problem.activations_match()) {  // every row that reads them would be checked against other data
+        ResultRow bad;
+        bad.kernel = "quantizer bytes";
+        bad.status = Status::Fail;
+        bad.note = "the GPU's Q8_1 activations differ from the CPU's (above)";
+        rows.push_back(bad);
     }
-    if (run_sgemm) {
-        KernelRun run = checked_run(problem, kCublasSgemm, kCublasSgemmReads);
-        run.launch = [&](int i) {
-            cublas_sgemm_rowmajor(cublas, problem.a_f32(i), problem.w_f32(i), problem.c(), (int)c.M, (int)c.N, (int)c.K);
-        };
-        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(kCublasSgemmReads)));
-    }
-    if (run_int8) {
-        KernelRun run = checked_run(problem, kCublasInt8, kCublasInt8Reads);
-        run.pipe = Pipe::Int8Tensor;
-        auto launch = [&](int i) {
-            return cublas_int8_run(cublas, problem.a_i8(i), problem.w_i8(i), problem.c_i32(), (int)c.M, (int)c.N, (int)c.K);
-        };
-        const cublasStatus_t status = launch(0);
-        if (status != CUBLAS_STATUS_SUCCESS) run.unsupported = "cuBLAS int8 refuses this shape (status " + std::to_string((int)status) + ")";
-        run.launch = [launch](int i) { CUBLAS_CHECK(launch(i)); };
-        rows.push_back(evaluate_kernel(gpu, opt, run, problem.workload(kCublasInt8Reads)));
-    }
-    print_table(rows, "naive", {kCublasSgemm.name, kCublasInt8.name});
+    print_table(rows, "naive", {kCublasSgemm, kCublasInt8});
     append_csv(opt.csv_path, "step4_w4a8", c.name, c.M, c.N, c.K, rows, gpu, l2_state(problem.rotation(), opt.check_only));
-    if (rows_out) *rows_out = rows;
-    return problem.activations_match() && !any_failed(rows);
+    return rows;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,16 +239,11 @@ const std::vector<GemmCase> kSummitCases = {
     {"summit", 4096, 4096, 4096, {"mma_int8"}},
 };
 
-bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
-    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", kCublasInt8.name};
-    std::vector<std::vector<ResultRow>> all;
-    bool pass = true;
-    for (auto c : kSummitCases) {
-        c.name = "summit M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
-        std::vector<ResultRow> rows;
-        pass = run_case(gpu, opt, cublas, c, &rows) && pass;
-        all.push_back(rows);
-    }
+bool run_summit(const Gpu& gpu, Options opt) {
+    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", kCublasInt8};
+    std::vector<GemmCase> cases = kSummitCases;
+    for (auto& c : cases) c.name = "summit M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
+    const std::vector<CaseRows> results = run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); });
     const std::vector<LlamaTime> llama = read_llama_times();
     // Recorded times are of one GPU: a ratio against them means something only on that GPU.
     const LlamaTime* any = llama.empty() ? nullptr : &llama.front();
@@ -283,10 +255,9 @@ bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
                     QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
     std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "mmq(us)", "speedup",
                 "ours TOPS", "int8 cuBLAS");
-    for (size_t i = 0; i < kSummitCases.size(); ++i) {
-        const GemmCase& c = kSummitCases[i];
-        const ResultRow* ours = faster_row(find_timed_row(all[i], "mma_int8"), find_timed_row(all[i], "mma_int8_tma"));
-        const ResultRow* int8 = find_timed_row(all[i], kCublasInt8.name);
+    for (const auto& [c, rows] : results) {
+        const ResultRow* ours = faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma"));
+        const ResultRow* int8 = find_timed_row(rows, kCublasInt8);
         const LlamaTime* mmq = same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr;
         std::printf("  %5lld %6lld %6lld %-13s %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
                     ours ? ours->kernel.c_str() : "-",
@@ -296,7 +267,7 @@ bool run_summit(const Gpu& gpu, Options opt, cublasHandle_t cublas) {
                     fmt_or_dash(int8 ? int8->time_ms * 1e3 : NAN, "%.1f us").c_str());
     }
     std::printf("(int8 cuBLAS: the raw s8 x s8 product of the same codes, no scales and no quantization)\n");
-    return pass;
+    return all_passed(results);
 }
 
 int main(int argc, char** argv) {
@@ -305,9 +276,6 @@ int main(int argc, char** argv) {
                      {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16 to 4096 (TENSOR_CORES.md)"},
                       {"mma-peak", false, "a microbenchmark: mma.sync int8 alone and with Q4_0's epilogue, no memory (TENSOR_CORES.md)"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
-    info.kernels.push_back(kQuantizerAlone);
-    info.kernels.push_back(kCublasSgemm);
-    info.kernels.push_back(kCublasInt8);
     const Options opt = parse_options(argc, argv, info);
     const bool summit = opt.has("summit"), mma_peak_run = opt.has("mma-peak");
     if (summit && (opt.has_shape || !opt.kernels.empty()))
@@ -338,12 +306,6 @@ int main(int argc, char** argv) {
     }
     print_run_header(gpu, opt);
     if (mma_peak_run) return mma_peak::run(gpu, opt) ? finish_run(true) : EXIT_NO_GPU;
-    cublasHandle_t cublas = make_cublas_handle(gpu.stream);  // SGEMM in true FP32, no TF32
-
-    bool all_pass = true;
-    if (summit) all_pass = run_summit(gpu, opt, cublas);
-    else
-        for (const auto& c : cases) all_pass = run_case(gpu, opt, cublas, c) && all_pass;
-    CUBLAS_CHECK(cublasDestroy(cublas));
-    return finish_run(all_pass);
+    if (summit) return finish_run(run_summit(gpu, opt));
+    return finish_run(all_passed(run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); })));
 }

@@ -31,6 +31,11 @@ struct W4A8Args {
     int M, N, K;
     const uint8_t* q4k_headers;  // Q4_K weights repacked (common/q4_k_layout.h): [N][K/256][16] headers ...
     const uint8_t* q4k_codes;    // ... and [N][K/32][16] codes, Q4_0's nibble order
+    const float* a_f32;          // the pre-pass's input and the baselines': [M][K] FP32 activations ...
+    const float* w_f32;          // ... [N][K] FP32 weights (cuBLAS SGEMM)
+    const int8_t* a_i8;          // the codes as int8 matrices (cuBLAS int8): [M][K] activations ...
+    const int8_t* w_i8;          // ... [N][K] weights n - 8
+    int32_t* c_i32;              // ... and their [M][N] integer product
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

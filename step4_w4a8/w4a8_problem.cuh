@@ -36,8 +36,9 @@ enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, F32
 enum class ActivationForm { Q8_1Blocks, Q8_1Split, Q8_1CodesFp32D, F32, Int8Codes, kCount };
 // What an output is checked against: the compensated Q4_0 formula, the signed one (tensor-core
 // kernels: the exact dequantized dot, no s), Q4_K's formula with its minimum, the FP32 product
-// of the unquantized matrices, and the raw integer product Σ(n - 8)·q.
-enum class Reference { Q4_0Compensated, Q4_0Signed, Q4_K, Unquantized, Integer, kCount };
+// of the unquantized matrices, the raw integer product Σ(n - 8)·q, and, for the quantizer timed
+// alone, the CPU's Q8_1 bytes (its output is the split-layout activations themselves).
+enum class Reference { Q4_0Compensated, Q4_0Signed, Q4_K, Unquantized, Integer, QuantizedActivations, kCount };
 
 struct W4A8Reads {
     WeightForm weights = WeightForm::Q4_0Blocks;
@@ -135,47 +136,49 @@ class W4A8Problem {
 
     // The kernels' arguments for timed run i (copy i % copies of every rotated input).
     W4A8Args args(int i) const {
-        return W4A8Args{copy(w_blocks_, i), copy(w_qs_, i),     copy(w_d_, i),     a_q8_.get(),      a_qs_.get(),
-                        a_ds_.get(),        a_d_.get(),         copy(mma_words_, i), copy(mma_scales_, i), c_.get(),
-                        (int)M,             (int)N,             (int)K,            copy(q4k_headers_, i), copy(q4k_codes_, i)};
+        W4A8Args a;
+        a.w_blocks = copy(w_blocks_, i), a.w_qs = copy(w_qs_, i), a.w_d = copy(w_d_, i);
+        a.a = a_q8_.get(), a.a_qs = a_qs_.get(), a.a_ds = a_ds_.get(), a.a_d = a_d_.get();
+        a.mma_words = copy(mma_words_, i), a.mma_scales = copy(mma_scales_, i);
+        a.c = c_.get(), a.M = (int)M, a.N = (int)N, a.K = (int)K;
+        a.q4k_headers = copy(q4k_headers_, i), a.q4k_codes = copy(q4k_codes_, i);
+        a.a_f32 = copy(a_f32_, i), a.w_f32 = copy(w_f32_, i), a.a_i8 = copy(a_i8_, i), a.w_i8 = copy(w_i8_, i);
+        a.c_i32 = c_i32_.get();
+        return a;
     }
-    const float* a_f32(int i) const { return copy(a_f32_, i); }
-    const float* w_f32(int i) const { return copy(w_f32_, i); }
-    const int8_t* a_i8(int i) const { return copy(a_i8_, i); }
-    const int8_t* w_i8(int i) const { return copy(w_i8_, i); }
-    float* c() const { return c_.get(); }
-    int32_t* c_i32() const { return c_i32_.get(); }
 
     // The quantizer that runs before a kernel that reads `a` (timed with it), or none.
     std::function<void(int)> prepass(ActivationForm a) const {
         switch (a) {
             case ActivationForm::Q8_1Blocks:
-                return [this](int i) { quantize_q8_1_gpu(a_f32(i), a_q8_.get(), M * K, Q81Sum::DTimesSumQ, gpu_.stream); };
+                return [this](int i) { quantize_q8_1_gpu(copy(a_f32_, i), a_q8_.get(), M * K, Q81Sum::DTimesSumQ, gpu_.stream); };
             case ActivationForm::Q8_1Split:
-                return [this](int i) { quantize_q8_1_split_gpu(a_f32(i), a_qs_.get(), a_ds_.get(), M * K, gpu_.stream); };
+                return [this](int i) { quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), a_ds_.get(), M * K, gpu_.stream); };
             case ActivationForm::Q8_1CodesFp32D:
-                return [this](int i) { quantize_q8_1_split_gpu(a_f32(i), a_qs_.get(), nullptr, M * K, gpu_.stream, a_d_.get()); };
+                return [this](int i) { quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), nullptr, M * K, gpu_.stream, a_d_.get()); };
             default: return {};
         }
     }
-    // The split-layout pre-pass's output as ggml blocks, and the CPU's (quantize_a_alone's check).
-    std::vector<block_q8_1> split_activations_as_blocks() const { return blocks_from_split(a_qs_, a_ds_); }
-    const std::vector<block_q8_1>& activation_blocks() const { return Aq_; }
-    void poison_split_activations(uint8_t pattern) const {
-        poison(a_qs_.get(), a_qs_.bytes(), pattern, gpu_.stream);
-        poison(a_ds_.get(), a_ds_.bytes(), pattern, gpu_.stream);
-    }
-
-    // The output a kernel with this reference writes (the integer product has its own), poisoned.
+    // The output a row with this reference writes, poisoned: C, the integer product's own C, or
+    // the split-layout activations (the quantizer timed alone).
     void poison_output(Reference r, uint8_t pattern) const {
-        if (r == Reference::Integer)
+        if (r == Reference::Integer) {
             poison(c_i32_.get(), c_i32_.bytes(), pattern, gpu_.stream);
-        else
+        } else if (r == Reference::QuantizedActivations) {
+            poison(a_qs_.get(), a_qs_.bytes(), pattern, gpu_.stream);
+            poison(a_ds_.get(), a_ds_.bytes(), pattern, gpu_.stream);
+        } else {
             poison(c_.get(), c_.bytes(), pattern, gpu_.stream);
+        }
     }
-    // The checked rows of the output, against the reference. Integer products are exact; the
-    // rest agree with float64 to FP32 summation order (kSumOrderTolerance, scaled by Σ|a·w|).
+    // The checked rows of the output, against the reference. Integer products are exact, and so
+    // are the quantizer's bytes; the rest agree with float64 to FP32 summation order
+    // (kSumOrderTolerance, scaled by Σ|a·w|).
     CheckResult check(const std::string& name, Reference r) {
+        if (r == Reference::QuantizedActivations) {
+            const std::vector<block_q8_1> got = blocks_from_split(a_qs_, a_ds_);
+            return check_bytes(name.c_str(), got.data(), Aq_.data(), Aq_.size() * sizeof(block_q8_1), sizeof(block_q8_1));
+        }
         if (r == Reference::Integer) {
             const std::vector<int32_t> rows = gather_rows(c_i32_.to_host(), N, truth_.rows);
             const std::vector<float> got(rows.begin(), rows.end());
@@ -191,6 +194,7 @@ class W4A8Problem {
     // The bytes a kernel with these reads moves: its weights, its activations (FP32 when the
     // pre-pass quantizes them, which its time includes) and C in FP32 (int32 for the integer product).
     Workload workload(const W4A8Reads& r) const {
+        if (r.reference == Reference::QuantizedActivations) return {0.0, 4.0 * M * K + activation_form_bytes(r.activations, M, K)};
         const double acts = made_by_prepass(r.activations) ? 4.0 * M * K : activation_form_bytes(r.activations, M, K);
         return {2.0 * M * N * K, weight_form_bytes(r.weights, N, K) + acts + 4.0 * M * N};
     }
@@ -287,7 +291,7 @@ class W4A8Problem {
         if (has(ActivationForm::Q8_1Split)) {
             prepass(ActivationForm::Q8_1Split)(0);
             CUDA_CHECK_LAST();
-            const std::vector<block_q8_1> got = split_activations_as_blocks();
+            const std::vector<block_q8_1> got = blocks_from_split(a_qs_, a_ds_);
             checked("split layout", check_bytes("activations (split)", got.data(), Aq_.data(), bytes, sizeof(block_q8_1)).pass);
         }
         if (has(ActivationForm::Q8_1CodesFp32D)) {

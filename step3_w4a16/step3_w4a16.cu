@@ -96,12 +96,17 @@ constexpr W4A16Reads kQ4_0F32{Weights::Q4_0, Acts::F32}, kQ4_0F16{Weights::Q4_0,
 
 // The baselines are rows like the kernels: cuBLAS on the fp16 weights and activations with FP32
 // accumulation (what a W4A16 kernel must beat), and SGEMM on the unquantized FP32 matrices.
-void launch_cublas_hgemm(const W4A16Args& p, cudaStream_t s) {
+// Their launchers read the W4A16Inputs that every row is handed (w4a16_layout.cuh).
+void launch_cublas_hgemm(const W4A16Args& args, cudaStream_t s) {
+    const W4A16Inputs& p = static_cast<const W4A16Inputs&>(args);
     const float one = 1.f, zero = 0.f;  // row-major as in common/cublas_baseline.cuh
     CUBLAS_CHECK(cublasGemmEx(cublas_on(s), CUBLAS_OP_T, CUBLAS_OP_N, p.N, p.M, p.K, &one, p.w_f16, CUDA_R_16F, p.K, p.a_f16,
                               CUDA_R_16F, p.K, &zero, p.c, CUDA_R_32F, p.N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
 }
-void launch_cublas_sgemm(const W4A16Args& p, cudaStream_t s) { cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K); }
+void launch_cublas_sgemm(const W4A16Args& args, cudaStream_t s) {
+    const W4A16Inputs& p = static_cast<const W4A16Inputs&>(args);
+    cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K);
+}
 const char* const kCublasHgemm = "cublas_hgemm";
 const char* const kCublasSgemm = "cublas_sgemm";
 
@@ -232,8 +237,8 @@ struct DeviceProblem {
     const T* copy(const DeviceBuffer<T>& b, int i) const {
         return rotated_copy(b, copies, i);
     }
-    W4A16Args args(int i) const {
-        W4A16Args a;
+    W4A16Inputs args(int i) const {
+        W4A16Inputs a;
         a.a_f32 = copy(a_f32, i), a.a_f16 = reinterpret_cast<const __half*>(copy(a_f16, i));
         a.q4_blocks = copy(q4_blocks, i), a.q4_qs = copy(q4_qs, i), a.q4_d = copy(q4_d, i);
         a.g128_q = copy(g128_q, i), a.g128_s = copy(g128_s, i), a.g128_z = copy(g128_z, i);

@@ -25,10 +25,16 @@ struct W4A16Args {
     const uint32_t* q4_mma_scales;
     const int8_t* w8_q;          // W8: [N][K] int8
     const ggml_half* w8_s;       //     [N] scales
-    const __half* w_f16;         // the baselines' unquantized weights: [N][K] fp16 (cuBLAS HGEMM) ...
-    const float* w_f32;          // ... and FP32 (cuBLAS SGEMM)
     float* c;                    // [M][N]
     int M, N, K;
+};
+
+// What the baselines read besides: every row's launcher is handed a W4A16Inputs. A kernel's
+// launcher uses its W4A16Args part, which alone becomes the kernel's argument (a larger argument
+// can change the kernels' code: step 4's w4a8_layout.cuh); the cuBLAS rows read the rest.
+struct W4A16Inputs : W4A16Args {
+    const __half* w_f16;         // the unquantized weights: [N][K] fp16 (cuBLAS HGEMM) ...
+    const float* w_f32;          // ... and FP32 (cuBLAS SGEMM)
 };
 
 // The 0x6400 trick. fp16 1024.0 is 0x6400: exponent 10, mantissa 0, and between 1024 and 2048

@@ -116,10 +116,15 @@ constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
 constexpr W4A8Reads kQuantizerAloneReads{WeightForm::None, ActivationForm::Q8_1Split, Reference::QuantizedActivations},
     kCublasSgemmReads{WeightForm::F32, ActivationForm::F32, Reference::Unquantized},
     kCublasInt8Reads{WeightForm::Int8Codes, ActivationForm::Int8Codes, Reference::Integer};
+// Their launchers read the W4A8Inputs that every row is handed (w4a8_layout.cuh).
 void launch_nothing_after_prepass(const W4A8Args&, cudaStream_t) {}
-void launch_cublas_sgemm(const W4A8Args& p, cudaStream_t s) { cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K); }
+void launch_cublas_sgemm(const W4A8Args& args, cudaStream_t s) {
+    const W4A8Inputs& p = static_cast<const W4A8Inputs&>(args);
+    cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K);
+}
 // Row-major as in common/cublas_baseline.cuh. cuBLAS may refuse an int8 shape: the row says SKIP.
-void launch_cublas_int8(const W4A8Args& p, cudaStream_t s) {
+void launch_cublas_int8(const W4A8Args& args, cudaStream_t s) {
+    const W4A8Inputs& p = static_cast<const W4A8Inputs&>(args);
     const int32_t one = 1, zero = 0;
     const cublasStatus_t status = cublasGemmEx(cublas_on(s), CUBLAS_OP_T, CUBLAS_OP_N, p.N, p.M, p.K, &one, p.w_i8, CUDA_R_8I, p.K, p.a_i8,
                                                CUDA_R_8I, p.K, &zero, p.c_i32, CUDA_R_32I, p.N, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT);

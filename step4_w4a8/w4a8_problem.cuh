@@ -135,8 +135,8 @@ class W4A8Problem {
     bool activations_match() const { return activations_match_; }
 
     // The kernels' arguments for timed run i (copy i % copies of every rotated input).
-    W4A8Args args(int i) const {
-        W4A8Args a;
+    W4A8Inputs args(int i) const {
+        W4A8Inputs a;
         a.w_blocks = copy(w_blocks_, i), a.w_qs = copy(w_qs_, i), a.w_d = copy(w_d_, i);
         a.a = a_q8_.get(), a.a_qs = a_qs_.get(), a.a_ds = a_ds_.get(), a.a_d = a_d_.get();
         a.mma_words = copy(mma_words_, i), a.mma_scales = copy(mma_scales_, i);

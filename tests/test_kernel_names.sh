@@ -34,6 +34,7 @@ need() {  # need WHERE STEP NAME
 # scripts/targets.txt: STEP | GOAL | ROWS | OURS | TEST
 while IFS='|' read -r step _ _ ours test; do
   read -r step _ <<<"$step"  # its first word, without the spaces
+  step=${step%%/*}           # step4_w4a8/TENSOR_CORES.md: a chapter of step4_w4a8
   [ -z "$step" ] || [[ "$step" == \#* ]] && continue
   for k in $ours; do [ "$k" = "*" ] || need "scripts/targets.txt ($step)" "$step" "$k"; done
   if [[ "$test" =~ vs[[:space:]]+([A-Za-z0-9_]+) ]]; then need "scripts/targets.txt ($step)" "$step" "${BASH_REMATCH[1]}"; fi

@@ -17,6 +17,9 @@ A block named `<step>--<flag>` (step3_w4a16--sweep) holds the output of `build/<
 logged as <step>--<flag>.log; a block named `profile--<step>--<kernel>--m<M>` holds what
 scripts/profile.sh printed for that kernel (scripts/profiles.txt lists them), and one named
 `sass--<step>--<label>` what scripts/sass_mix.py printed (scripts/sass_mix.txt).
+A block named `<step>--<flag>--summary` holds only the table that run prints last (from its last
+line starting with "== the " to the end: the sweep's or the summit's summary), so that a lesson
+can show it inline and leave the whole output to a page of its own.
 A step whose log is not in LOG_DIR keeps its README as it is (a run of one step updates one
 lesson; each block names the run it came from).
 
@@ -38,6 +41,7 @@ REFUSED = [
 
 # Blocks filled from a script's output rather than a step program's: name prefix -> the script.
 SCRIPT_BLOCKS = {"profile": "scripts/profile.sh", "sass": "scripts/sass_mix.py"}
+SUMMARY = "--summary"  # a block of a run's last table only
 
 
 def ignored_tree(readme: pathlib.Path) -> bool:
@@ -75,9 +79,15 @@ def main() -> int:
     wanted = {m.group(2) for p in readmes for m in pattern.finditer(p.read_text())}
     logs = {}
     for step in sorted(wanted):
-        log = logs_dir / f"{step}.log"
+        log = logs_dir / f"{step.removesuffix(SUMMARY)}.log"
         if log.exists():
             logs[step] = log.read_text().rstrip()
+            if step.endswith(SUMMARY):
+                starts = [i for i, line in enumerate(logs[step].splitlines()) if line.startswith("== the ")]
+                if not starts:
+                    print(f"refused: {log} has no '== the ...' line for the block {step}")
+                    return 1
+                logs[step] = "\n".join(logs[step].splitlines()[starts[-1]:])
     if not logs:
         print(f"refused: {logs_dir} holds no log of a step whose README has a results block")
         return 1
@@ -92,9 +102,10 @@ def main() -> int:
             step = match.group(2)
             if step not in logs:
                 return match.group(0)
-            program, _, flag = step.partition("--")
+            program, _, flag = step.removesuffix(SUMMARY).partition("--")
             command = SCRIPT_BLOCKS.get(program) or f"build/{program}" + (f" --{flag}" if flag else "")
-            body = f"Printed by `{command}` ({info}):\n\n```\n{logs[step]}\n```\n"
+            said = f"The table at the end of what `{command}` printed" if step.endswith(SUMMARY) else f"Printed by `{command}`"
+            body = f"{said} ({info}):\n\n```\n{logs[step]}\n```\n"
             return match.group(1) + body + match.group(3)
 
         new = pattern.sub(fill, text)

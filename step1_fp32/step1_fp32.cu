@@ -133,14 +133,10 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(), describe_rows(ref, c.M).c_str());
     if (!opt.check_only) print_l2_rotation(rot, gpu);
 
-    DeviceBuffer<float> dA(rot.copies * a_elems), dW(rot.copies * w_elems), dC(c_elems);
-    for (int i = 0; i < rot.copies; ++i) {
-        CUDA_CHECK(cudaMemcpy(dA.get() + i * a_elems, A.data(), a_elems * sizeof(float), cudaMemcpyHostToDevice));
-        CUDA_CHECK(cudaMemcpy(dW.get() + i * w_elems, W.data(), w_elems * sizeof(float), cudaMemcpyHostToDevice));
-    }
+    const DeviceBuffer<float> dA = upload_rotated(A, rot.copies), dW = upload_rotated(W, rot.copies);
+    DeviceBuffer<float> dC(c_elems);
     auto buffers = [&](int i) {
-        const size_t copy = (size_t)(i % rot.copies);
-        return GemmBuffers{dA.get() + copy * a_elems, dW.get() + copy * w_elems, dC.get(), (int)c.M, (int)c.N, (int)c.K};
+        return GemmBuffers{rotated_copy(dA, rot.copies, i), rotated_copy(dW, rot.copies, i), dC.get(), (int)c.M, (int)c.N, (int)c.K};
     };
 
     const Workload work{2.0 * c.M * c.N * c.K, 4.0 * (a_elems + w_elems + c_elems)};

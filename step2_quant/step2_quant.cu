@@ -288,9 +288,7 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
     if (!opt.check_only) print_l2_rotation(rot, gpu);
     std::vector<float> x(n);
     fill_normal(x, opt.seed, 31);
-    DeviceBuffer<float> dx(n * rot.copies);
-    for (int i = 0; i < rot.copies; ++i)
-        CUDA_CHECK(cudaMemcpy(dx.get() + i * n, x.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+    const DeviceBuffer<float> dx = upload_rotated(x, rot.copies);
     DeviceBuffer<uint8_t> dy(n / 32 * sizeof(block_q8_1));  // room for the largest format
 
     std::vector<ResultRow> rows_out;
@@ -298,7 +296,7 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
         if (!opt.wants(q.info)) continue;
         const QuantizedTensor expected = quantize_cpu(x.data(), n, q.format, q.sum_mode);
         KernelRun run = kernel_run_for(q.info);
-        run.launch = [&](int i) { q.launch(dx.get() + (size_t)(i % rot.copies) * n, dy.get(), n, gpu.stream); };
+        run.launch = [&](int i) { q.launch(rotated_copy(dx, rot.copies, i), dy.get(), n, gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(dy.get(), dy.bytes(), pattern, gpu.stream); };
         run.check = [&] {
             std::vector<uint8_t> got(expected.bytes.size());

@@ -56,9 +56,9 @@ __device__ __forceinline__ __half2 nibbles_to_half2(uint32_t word, __half2 bias)
 // (1024 + 16q)/16 - (64 + z) = q - z, exactly (1/16 is a power of two, every step a small integer).
 // `bias16` is high_nibble_bias(bias) = half2(-(64 + z_lo), -(64 + z_hi)). A repacked word's four
 // registers (shifts 0, 4, 8, 12) then cost one shift (by 8) instead of three.
-__device__ __forceinline__ __half2 high_nibble_bias(__half2 bias) { return __hsub2(__float2half2_rn(960.0f), bias); }
 __device__ __forceinline__ __half2 high_nibbles_to_half2(uint32_t word, __half2 bias16) {
     uint32_t h;
     asm("lop3.b32 %0, %1, %2, %3, 0xEA;" : "=r"(h) : "r"(word), "n"(0x00F000F0), "n"(0x64006400));  // (a & b) | c
     return __hfma2(*reinterpret_cast<__half2*>(&h), __float2half2_rn(0.0625f), bias16);
 }
+__device__ __forceinline__ __half2 high_nibble_bias(__half2 bias) { return __hsub2(__float2half2_rn(960.0f), bias); }

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """What the compiler made of one kernel: the instructions of its main loop, counted by kind.
 
-usage: scripts/sass_mix.py STEP FUNCTION [--per KIND] [--sass FILE]
+usage: scripts/sass_mix.py STEP FUNCTION [--per KIND] [--innermost] [--sass FILE]
 
 Disassembles build/STEP with `cuobjdump -sass` (or reads FILE, a saved disassembly), takes the first
 kernel whose demangled name contains FUNCTION (spaces ignored), finds its loops (a branch back to an earlier
 address), and prints for the longest one, the main loop, how many instructions of each kind it
 holds, and how many per unit of work: per KIND if given (an opcode such as IDP), else per tensor-core
-mma (HMMA, IMMA), else per DP4A (IDP), else per FP32 FMA. A lesson quotes this to count
+mma (HMMA, IMMA), else per DP4A (IDP), else per FP32 FMA. The count is static: a loop that holds
+other loops counts their bodies once, beside code that runs once per trip of its own. With
+--innermost the main loop is the longest loop that holds no other (a GEMV's loop over K inside its
+loop over rows). A lesson quotes this to count
 instructions instead of guessing them. Names are demangled: a template's arguments read
 "mma_int8::Large" (a tile shape named by its own type).
 env: CUOBJDUMP  the cuobjdump binary (default: cuobjdump on PATH, else the CUDA toolkit's)
@@ -59,7 +62,13 @@ def loops(code: list) -> list:
     return found
 
 
-USAGE = "usage: scripts/sass_mix.py STEP FUNCTION [--per KIND] [--sass FILE]   (e.g. scripts/sass_mix.py step4_w4a8 'w4a8_dp4a(')"
+USAGE = ("usage: scripts/sass_mix.py STEP FUNCTION [--per KIND] [--innermost] [--sass FILE]"
+         "   (e.g. scripts/sass_mix.py step4_w4a8 'w4a8_dp4a(')")
+
+
+def innermost(found: list) -> list:
+    """The loops that hold no other loop."""
+    return [(s, e, b) for s, e, b in found if not any((s2, e2) != (s, e) and s <= s2 and e2 <= e for s2, e2, _ in found)]
 
 
 def take_option(args: list, flag: str):
@@ -80,6 +89,9 @@ def main() -> int:
         return 0
     args = sys.argv[1:]
     sass_file, per = take_option(args, "--sass"), take_option(args, "--per")
+    inner = "--innermost" in args
+    if inner:
+        args.remove("--innermost")
     if sass_file is False or per is False or len(args) != 2:
         print(USAGE, file=sys.stderr)
         return 2
@@ -119,13 +131,14 @@ def main() -> int:
           ", ".join(str(len(body)) for _, _, body in found) + " instructions each")
     if not found:
         return 0
-    start, end, body = max(found, key=lambda loop: len(loop[2]))
+    start, end, body = max(innermost(found) if inner else found, key=lambda loop: len(loop[2]))
     counts = collections.Counter(kind(t) for t in body)
     if per and not counts[per]:
         print(f"sass_mix.py: the main loop has no {per} instruction", file=sys.stderr)
         return 2
     unit = per or next((k for k in WORK_KINDS if counts[k]), None)
-    print(f"  main loop: {len(body)} instructions (0x{start:x}-0x{end:x})" +
+    label = "main loop (the longest innermost)" if inner else "main loop"
+    print(f"  {label}: {len(body)} instructions (0x{start:x}-0x{end:x})" +
           (f", {counts[unit]} {unit}: {len(body) / counts[unit]:.1f} instructions per {unit}" if unit else ""))
     per = f"  {'per ' + unit:>9}" if unit else ""
     print(f"  {'kind':<10} {'count':>6}{per}")

@@ -26,6 +26,23 @@ expect "dp4a: the loads" "$out" "^  LDG +36 +2.25$"
 out=$(run step4_w4a8 'w4a8_naive (' --per FFMA)  # spaces in FUNCTION are ignored
 expect "naive, per FFMA" "$out" "^  main loop: 143 instructions .*, 2 FFMA: 71.5 instructions per FFMA$"
 expect "naive: the compiler's own DP4A" "$out" "^  IDP +4 +2.00$"
+# Nested loops (a made-up kernel): the longest loop holds the inner one; --innermost takes the inner.
+printf '%s\n' 'code for sm_90' '        Function : nested' \
+  '        /*0000*/                   MOV R1, c[0x0][0x28] ;' \
+  '        /*0010*/                   IMAD R2, R1, R1, RZ ;' \
+  '        /*0020*/                   HMMA.16816.F32 R4, R8, R12, R4 ;' \
+  '        /*0030*/                   LOP3.LUT R2, R2, 0xf, RZ, 0xc0, !PT ;' \
+  '        /*0040*/              @P0 BRA `(.L_x_1) ;' \
+  '        /*0050*/                   STS [R1], R4 ;' \
+  '        /*0060*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;' \
+  '        /*0070*/                   LDS R5, [R1] ;' \
+  '        /*0080*/              @P1 BRA 0x10 ;' \
+  '        /*0090*/                   EXIT ;' >"$work/nested.sass"
+sed -i 's/`(.L_x_1)/0x20/' "$work/nested.sass"
+out=$(python3 "$tree/scripts/sass_mix.py" stepx nested --sass "$work/nested.sass" 2>&1)
+expect "nested: the longest loop holds the other" "$out" "^  main loop: 8 instructions \(0x10-0x80\), 1 HMMA: 8.0 instructions per HMMA$"
+out=$(python3 "$tree/scripts/sass_mix.py" stepx nested --innermost --sass "$work/nested.sass" 2>&1)
+expect "nested, --innermost: the inner loop" "$out" "^  main loop \(the longest innermost\): 3 instructions \(0x20-0x40\), 1 HMMA: 3.0 instructions per HMMA$"
 check_exit() {  # check_exit WANT WHAT ARGS...
   local want=$1 what=$2 out rc
   shift 2

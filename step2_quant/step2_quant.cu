@@ -18,6 +18,7 @@
 #include "../common/ggml_kquants.h"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_tensor.h"
+#include "../common/kernel_spec.h"
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/quantize_on_gpu.cuh"
 #include "../common/golden.h"
@@ -220,36 +221,40 @@ void print_fma_demo(uint64_t seed) {
 // Part 4: the GPU quantizers
 // ---------------------------------------------------------------------------------------------
 
-struct GpuQuantizer {
-    KernelInfo info;
-    QuantFormat format;  // what it produces, and which reference it is checked against
+// What a quantizer writes, and so which CPU reference its bytes are checked against.
+struct QuantizerOutput {
+    QuantFormat format;
     Q81Sum sum_mode;
-    QuantizerLauncher launch;
 };
+// A row of the table, the same kernel spec as the GEMM steps' (common/kernel_spec.h): a quantizer
+// takes any length that whole blocks fill, so every row says runs_any_shape.
+using GpuQuantizer = KernelSpec<QuantizerLauncher, QuantizerOutput>;
 
 const std::vector<GpuQuantizer> kQuantizers = {
-    {{"quantize_q4_0", "Q4_0 weights: signed scale max/-8, nibbles j | j+16"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ,
-     launch_q4_0},
-    {{"quantize_q8_0", "Q8_0: scale amax/127, round half away from zero"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_q8_0},
-    {{"quantize_q8_1", "Q8_1, ggml's reference s = d * sum(q)"}, QuantFormat::Q8_1, Q81Sum::DTimesSumQ, launch_q8_1},
-    {{"quantize_q8_1_sumx", "Q8_1 as llama.cpp's CUDA kernel: q = round(x/d), s = sum(x)"}, QuantFormat::Q8_1, Q81Sum::SumX,
-     launch_q8_1_sumx},
-    {{"canary_q8_1_skip_last_block", "Q8_1 that never writes the last block", KernelRole::Canary}, QuantFormat::Q8_1,
-     Q81Sum::DTimesSumQ, launch_canary_q8_1_skip_last_block},
+    {{"quantize_q4_0", "Q4_0 weights: signed scale max/-8, nibbles j | j+16"},
+     launch_q4_0, runs_any_shape, {QuantFormat::Q4_0, Q81Sum::DTimesSumQ}},
+    {{"quantize_q8_0", "Q8_0: scale amax/127, round half away from zero"},
+     launch_q8_0, runs_any_shape, {QuantFormat::Q8_0, Q81Sum::DTimesSumQ}},
+    {{"quantize_q8_1", "Q8_1, ggml's reference s = d * sum(q)"},
+     launch_q8_1, runs_any_shape, {QuantFormat::Q8_1, Q81Sum::DTimesSumQ}},
+    {{"quantize_q8_1_sumx", "Q8_1 as llama.cpp's CUDA kernel: q = round(x/d), s = sum(x)"},
+     launch_q8_1_sumx, runs_any_shape, {QuantFormat::Q8_1, Q81Sum::SumX}},
+    {{"canary_q8_1_skip_last_block", "Q8_1 that never writes the last block", KernelRole::Canary},
+     launch_canary_q8_1_skip_last_block, runs_any_shape, {QuantFormat::Q8_1, Q81Sum::DTimesSumQ}},
     {{"canary_q8_0_skip_minus_one", "Q8_0 that stores no code equal to -1 (the byte 0xFF)", KernelRole::Canary},
-     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<-1>},
-    {{"canary_q8_0_skip_zero", "Q8_0 that stores no code equal to 0", KernelRole::Canary}, QuantFormat::Q8_0,
-     Q81Sum::DTimesSumQ, launch_canary_q8_0_skip_code<0>},
+     launch_canary_q8_0_skip_code<-1>, runs_any_shape, {QuantFormat::Q8_0, Q81Sum::DTimesSumQ}},
+    {{"canary_q8_0_skip_zero", "Q8_0 that stores no code equal to 0", KernelRole::Canary},
+     launch_canary_q8_0_skip_code<0>, runs_any_shape, {QuantFormat::Q8_0, Q81Sum::DTimesSumQ}},
     {{"ex1", "exercise 1: Q8_0, one warp per block, amax by shuffles", KernelRole::Exercise, "quantize_q8_0",
       "step2_quant/exercises/ex1_q8_0_warp.cuh", kEx1Written},
-     QuantFormat::Q8_0, Q81Sum::DTimesSumQ, launch_quantize_q8_0_ex1},
-    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "quantize_q8_0"}, QuantFormat::Q8_0, Q81Sum::DTimesSumQ,
-     launch_quantize_q8_0_ex1_solution},
+     launch_quantize_q8_0_ex1, runs_any_shape, {QuantFormat::Q8_0, Q81Sum::DTimesSumQ}},
+    {{"ex1_solution", "solution of exercise 1", KernelRole::Solution, "quantize_q8_0"},
+     launch_quantize_q8_0_ex1_solution, runs_any_shape, {QuantFormat::Q8_0, Q81Sum::DTimesSumQ}},
     {{"ex2", "exercise 2: Q4_0, one warp per block, ggml's tie rule", KernelRole::Exercise, "quantize_q4_0",
       "step2_quant/exercises/ex2_q4_0_warp.cuh", kEx2Written},
-     QuantFormat::Q4_0, Q81Sum::DTimesSumQ, launch_quantize_q4_0_ex2},
-    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "quantize_q4_0"}, QuantFormat::Q4_0, Q81Sum::DTimesSumQ,
-     launch_quantize_q4_0_ex2_solution},
+     launch_quantize_q4_0_ex2, runs_any_shape, {QuantFormat::Q4_0, Q81Sum::DTimesSumQ}},
+    {{"ex2_solution", "solution of exercise 2", KernelRole::Solution, "quantize_q4_0"},
+     launch_quantize_q4_0_ex2_solution, runs_any_shape, {QuantFormat::Q4_0, Q81Sum::DTimesSumQ}},
 };
 
 // Every golden case through every GPU quantizer, against ggml's bytes, under both poison patterns.
@@ -259,14 +264,14 @@ bool check_golden_gpu(const Gpu& gpu, const Options& opt) {
         if (!opt.wants(q.info)) continue;
         size_t diffs = 0, total = 0;
         for (const auto& c : load_golden_cases(QGF_GOLDEN_DIR)) {
-            const std::vector<uint8_t>& expected = q.format == QuantFormat::Q4_0   ? c.q4_0
-                                                   : q.format == QuantFormat::Q8_0 ? c.q8_0
-                                                   : q.sum_mode == Q81Sum::SumX    ? c.q8_1_cudaemu
+            const std::vector<uint8_t>& expected = q.reads.format == QuantFormat::Q4_0   ? c.q4_0
+                                                   : q.reads.format == QuantFormat::Q8_0 ? c.q8_0
+                                                   : q.reads.sum_mode == Q81Sum::SumX    ? c.q8_1_cudaemu
                                                                                    : c.q8_1;
             for (uint8_t pattern : kPoisonPatterns) {
-                const std::vector<uint8_t> got = quantize_on_gpu(gpu, q.launch, q.format, c.x, pattern);
+                const std::vector<uint8_t> got = quantize_on_gpu(gpu, q.launch, q.reads.format, c.x, pattern);
                 diffs += check_bytes((q.info.name + "/" + c.name).c_str(), got.data(), expected.data(), got.size(),
-                                     block_bytes(q.format)).bad;
+                                     block_bytes(q.reads.format)).bad;
                 total += got.size();
             }
         }
@@ -294,14 +299,14 @@ bool run_gpu_tensor_case(const Gpu& gpu, const Options& opt, int64_t rows, int64
     std::vector<ResultRow> rows_out;
     for (const auto& q : kQuantizers) {
         if (!opt.wants(q.info)) continue;
-        const QuantizedTensor expected = quantize_cpu(x.data(), n, q.format, q.sum_mode);
+        const QuantizedTensor expected = quantize_cpu(x.data(), n, q.reads.format, q.reads.sum_mode);
         KernelRun run = kernel_run_for(q.info);
         run.launch = [&](int i) { q.launch(rotated_copy(dx, rot.copies, i), dy.get(), n, gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(dy.get(), dy.bytes(), pattern, gpu.stream); };
         run.check = [&] {
             std::vector<uint8_t> got(expected.bytes.size());
             CUDA_CHECK(cudaMemcpy(got.data(), dy.get(), got.size(), cudaMemcpyDeviceToHost));
-            return check_bytes(q.info.name.c_str(), got.data(), expected.bytes.data(), got.size(), block_bytes(q.format));
+            return check_bytes(q.info.name.c_str(), got.data(), expected.bytes.data(), got.size(), block_bytes(q.reads.format));
         };
         run.error_metric = "bytes_diff";
         run.report = KernelRun::Report::BadCount;

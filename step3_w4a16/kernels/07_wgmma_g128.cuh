@@ -33,7 +33,7 @@
 // 8) is chosen on the host from the GPU's own count of clusters that fit at once (the occupancy
 // API) and a model of the time: waves of CTAs x the work of one (choose_splits).
 // Limit: the two warpgroups wait for the same stage, dequantize, multiply and wait in step, so
-// the tensor pipe idles while both dequantize (about two thirds busy at M = 512): 0.86x HGEMM.
+// the tensor pipe idles while both dequantize (about two thirds busy at M = 512): below 0.9x HGEMM.
 // Below M = 32 a CTA multiplies only a few K-tiles, and the pipeline's fixed costs and the
 // reduction dominate (04 and 06 are as fast or faster there). Every CTA reads its tokens' activations from L2 for each 128 weight rows (a cluster sharing
 // them through TMA multicast would halve that).

@@ -1,5 +1,5 @@
 // GPU unit tests of common/: the poison patterns and the per-kernel driver (both patterns, the
-// architecture gate, the setup and prepass hooks). Exit 77 without a GPU. Ends with
+// architecture gate, a launcher's refusal, the setup and prepass hooks). Exit 77 without a GPU. Ends with
 // "N passed, M failed".
 #include "common.cuh"
 #include "unit_test.h"
@@ -70,6 +70,22 @@ static void test_driver(const Gpu& gpu) {
     too_new.launch = [](int) { std::abort(); };
     const ResultRow skipped = evaluate_kernel(gpu, opt, too_new, work);
     EXPECT(skipped.status == Status::Skip && skipped.note.find("needs sm_999") != std::string::npos);
+
+    // A launcher that refuses the shape when called (a library's refusal, LaunchRefused) is a SKIP
+    // row with its reason, never timed; and a pre-pass with no name adds no note.
+    KernelRun refused = make_run(-1.f);
+    int launches = 0;
+    refused.launch = [&](int) {
+        ++launches;
+        throw LaunchRefused("the library refuses this shape");
+    };
+    const ResultRow refusal = evaluate_kernel(gpu, opt, refused, work);
+    EXPECT(refusal.status == Status::Skip && refusal.note == "the library refuses this shape" && launches == 1 &&
+           !std::isfinite(refusal.time_ms));
+    KernelRun unnamed = make_run(-1.f);
+    unnamed.prepass = [](int) {};
+    opt.check_only = true;
+    EXPECT(evaluate_kernel(gpu, opt, unnamed, work).note.empty());
 }
 
 int main() {

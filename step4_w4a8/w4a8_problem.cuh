@@ -124,7 +124,9 @@ class W4A8Problem {
         W_.resize(N * K);
         fill_normal(A_, opt.seed, /*stream_id=*/1);
         fill_normal(W_, opt.seed, /*stream_id=*/2);
-        Aq_ = quantize_rows_q8_1(A_, M, K, Q81Sum::DTimesSumQ);
+        // The CPU's Q8_1 blocks: what every quantized form is checked against, and what the
+        // references of the quantized formulas read. A run of only cuBLAS SGEMM needs none.
+        if (reads_quantized_activations()) Aq_ = quantize_rows_q8_1(A_, M, K, Q81Sum::DTimesSumQ);
         prepare_weights();
         prepare_activations();
         c_ = DeviceBuffer<float>(M * N);
@@ -215,6 +217,12 @@ class W4A8Problem {
     }
     bool has(WeightForm w) const { return weights_[(int)w]; }
     bool has(ActivationForm a) const { return acts_[(int)a]; }
+    // Whether a selected row reads the activations quantized (a pre-pass form or the int8 codes).
+    bool reads_quantized_activations() const {
+        for (int a = 0; a < (int)ActivationForm::kCount; ++a)
+            if (acts_[a] && a != (int)ActivationForm::F32) return true;
+        return false;
+    }
 
     // Cold L2, sized by what a W4A8 launch reads: its quantized weights (the smallest form
     // selected, larger ones are colder; the smallest of any form when only baselines run) and

@@ -22,6 +22,7 @@
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/quantize_on_gpu.cuh"
 #include "../common/golden.h"
+#include "../common/ggml_kquants_tensor.h"
 #include "../common/golden_kquants.h"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
@@ -332,31 +333,6 @@ QuantFormat parse_format(const std::string& s) {
 }
 
 // The K-quants go their own way through the file tool: blocks of 256 values (ggml_kquants.h).
-struct KQuantFile {
-    size_t block_bytes;
-    std::vector<uint8_t> (*quantize)(const std::vector<float>&);
-    std::vector<float> (*dequantize)(const std::vector<uint8_t>&);
-};
-template <class Block, void (*QUANTIZE)(const float*, Block*, int64_t), void (*DEQUANTIZE)(const Block*, float*, int64_t)>
-KQuantFile kquant_file() {
-    return {sizeof(Block),
-            [](const std::vector<float>& x) {
-                std::vector<uint8_t> bytes(x.size() / QK_K * sizeof(Block));
-                QUANTIZE(x.data(), reinterpret_cast<Block*>(bytes.data()), (int64_t)x.size());
-                return bytes;
-            },
-            [](const std::vector<uint8_t>& bytes) {
-                std::vector<float> y(bytes.size() / sizeof(Block) * QK_K);
-                DEQUANTIZE(reinterpret_cast<const Block*>(bytes.data()), y.data(), (int64_t)y.size());
-                return y;
-            }};
-}
-const KQuantFile* kquant_format(const std::string& s) {
-    static const KQuantFile q4_k = kquant_file<block_q4_K, quantize_row_q4_K_ref, dequantize_row_q4_K>(),
-                            q6_k = kquant_file<block_q6_K, quantize_row_q6_K_ref, dequantize_row_q6_K>();
-    return s == "q4_k" ? &q4_k : s == "q6_k" ? &q6_k : nullptr;
-}
-
 Q81Sum parse_sum_mode(const Options& opt) {
     const std::string* v = opt.extra_value("q8_1-s");
     if (!v || *v == "d_sum_q") return Q81Sum::DTimesSumQ;
@@ -372,7 +348,7 @@ const std::string& required_path(const Options& opt, const char* flag) {
 
 int run_quantize_file(const Options& opt) {
     const std::string& format = *opt.extra_value("quantize");
-    const KQuantFile* kquant = kquant_format(format);
+    const KQuantFormat* kquant = kquant_format(format);
     const QuantFormat f = kquant ? QuantFormat::Q4_0 : parse_format(format);  // f is not used for a K-quant
     if (opt.has("q8_1-s") && (kquant || f != QuantFormat::Q8_1)) usage_error("--q8_1-s goes with --quantize q8_1 only");
     const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
@@ -407,7 +383,7 @@ int run_quantize_file(const Options& opt) {
 int run_dequantize_file(const Options& opt) {
     const std::string& format = *opt.extra_value("dequantize");
     const std::string &in = required_path(opt, "in"), &out = required_path(opt, "out");
-    if (const KQuantFile* kquant = kquant_format(format)) {
+    if (const KQuantFormat* kquant = kquant_format(format)) {
         std::vector<uint8_t> bytes;
         if (!read_file(in, bytes)) usage_error("cannot read '%s'", in.c_str());
         if (bytes.empty() || bytes.size() % kquant->block_bytes != 0)

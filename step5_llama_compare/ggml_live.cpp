@@ -5,7 +5,13 @@
 #include "ggml.h"
 
 static ggml_type ggml_type_of(LiveFormat f) {
-    return f == LiveFormat::Q4_0 ? GGML_TYPE_Q4_0 : f == LiveFormat::Q8_0 ? GGML_TYPE_Q8_0 : GGML_TYPE_Q8_1;
+    switch (f) {
+        case LiveFormat::Q4_0: return GGML_TYPE_Q4_0;
+        case LiveFormat::Q8_0: return GGML_TYPE_Q8_0;
+        case LiveFormat::Q8_1: return GGML_TYPE_Q8_1;
+        case LiveFormat::Q4_K: return GGML_TYPE_Q4_K;
+        default: return GGML_TYPE_Q6_K;
+    }
 }
 
 std::string ggml_live_version() { return std::string("ggml ") + ggml_version() + " (" + ggml_commit() + ")"; }

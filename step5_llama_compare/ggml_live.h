@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-enum class LiveFormat { Q4_0, Q8_0, Q8_1 };
+enum class LiveFormat { Q4_0, Q8_0, Q8_1, Q4_K, Q6_K };
 
 // "ggml <version> (<commit>)" of the library linked in.
 std::string ggml_live_version();

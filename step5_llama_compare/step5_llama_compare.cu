@@ -32,7 +32,10 @@
 #include <cstddef>
 
 #ifdef QGF_WITH_GGML
+#include "../common/ggml_kquants_tensor.h"
 #include "ggml_live.h"
+
+#include <functional>
 #endif
 
 #ifndef QGF_GOLDEN_DIR
@@ -266,27 +269,48 @@ std::vector<std::pair<std::string, std::vector<float>>> live_data(uint64_t seed,
     return {{"N(0,1)", normal}, {"outliers x20", outliers}, {"exact ties", ties}};
 }
 
+// One format of the live comparison: ggml's type, and our CPU code's bytes and values.
+struct LiveRow {
+    const char* name;
+    LiveFormat theirs;
+    size_t block_bytes;
+    std::function<std::vector<uint8_t>(const std::vector<float>&)> quantize;
+    std::function<std::vector<float>(const std::vector<uint8_t>&)> dequantize;
+};
+LiveRow live_row(QuantFormat f, LiveFormat theirs) {
+    return {format_name(f), theirs, block_bytes(f),
+            [f](const std::vector<float>& x) { return quantize_cpu(x.data(), (int64_t)x.size(), f).bytes; },
+            [f](const std::vector<uint8_t>& bytes) { return dequantize_cpu(QuantizedTensor{f, bytes}); }};
+}
+LiveRow live_row(const char* kquant, LiveFormat theirs) {
+    const KQuantFormat* k = kquant_format(kquant);
+    return {k->name, theirs, k->block_bytes, k->quantize, k->dequantize};
+}
+
 bool check_live(uint64_t seed) {
-    constexpr int64_t kValues = 64 * 4096;
+    constexpr int64_t kValues = 64 * 4096;  // whole super-blocks of 256 for the K-quants
     std::printf("  linked: %s\n", ggml_live_version().c_str());
     std::printf("  %-20s %-6s %22s %24s\n", "data", "format", "bytes differing", "dequantized differing");
-    const std::pair<const char*, LiveFormat> formats[] = {{"q4_0", LiveFormat::Q4_0}, {"q8_0", LiveFormat::Q8_0}, {"q8_1", LiveFormat::Q8_1}};
-    const QuantFormat ours[] = {QuantFormat::Q4_0, QuantFormat::Q8_0, QuantFormat::Q8_1};
+    const LiveRow rows[] = {live_row(QuantFormat::Q4_0, LiveFormat::Q4_0), live_row(QuantFormat::Q8_0, LiveFormat::Q8_0),
+                            live_row(QuantFormat::Q8_1, LiveFormat::Q8_1), live_row("q4_k", LiveFormat::Q4_K),
+                            live_row("q6_k", LiveFormat::Q6_K)};
     bool ok = true;
     for (const auto& [name, x] : live_data(seed, kValues))
-        for (int f = 0; f < 3; ++f) {
-            const std::vector<uint8_t> theirs = ggml_live_quantize(formats[f].second, x.data(), kValues);
-            const QuantizedTensor mine = quantize_cpu(x.data(), kValues, ours[f]);
-            const size_t bytes = differing_bytes(mine.bytes, theirs, ours[f]);  // SIZE_MAX: ggml has no quantizer
-            const std::vector<float> their_values = ggml_live_dequantize(formats[f].second, theirs, kValues);
+        for (const LiveRow& f : rows) {
+            const std::vector<uint8_t> theirs = ggml_live_quantize(f.theirs, x.data(), kValues);
+            const std::vector<uint8_t> mine = f.quantize(x);
+            const size_t bytes = mine.size() == theirs.size()  // SIZE_MAX: ggml has no quantizer
+                                     ? check_bytes("", mine.data(), theirs.data(), mine.size(), f.block_bytes, 0).bad
+                                     : SIZE_MAX;
+            const std::vector<float> their_values = ggml_live_dequantize(f.theirs, theirs, kValues);
             const bool dequantizes = !their_values.empty();
-            const size_t values = dequantizes ? count_float_diffs(dequantize_cpu(mine), their_values) : 0;
+            const size_t values = dequantizes ? count_float_diffs(f.dequantize(mine), their_values) : 0;
             const bool pass = bytes == 0 && values == 0;
             ok = ok && pass;
             const std::string value_cell = dequantizes ? std::to_string(values) + " of " + std::to_string(kValues)
                                                        : "(ggml has no dequantizer)";
-            std::printf("  %-20s %-6s %14zu of %-7zu %24s%s\n", name.c_str(), formats[f].first, bytes, mine.bytes.size(),
-                        value_cell.c_str(), pass ? "" : "   FAIL");
+            std::printf("  %-20s %-6s %14zu of %-7zu %24s%s\n", name.c_str(), f.name, bytes, mine.size(), value_cell.c_str(),
+                        pass ? "" : "   FAIL");
         }
     std::printf("  live, ggml's own library: %s\n", ok ? "PASS" : "FAIL");
     return ok;

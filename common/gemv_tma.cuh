@@ -64,6 +64,27 @@ inline int gemv_tma_stages(int tokens, int K, size_t smem_per_block_optin) {
     return (int)std::min<size_t>(gemv_tma::kMaxStages, (smem_per_block_optin - fixed) / gemv_tma_stage_bytes<Format>());
 }
 
+// How a CTA walks the matrix, the same for the copy thread and the math warps: K in chunks of 64
+// values, N in 16-row tiles, the tiles in groups of kTilesPerItem (blockIdx.x, + gridDim.x, ...).
+struct GemvTmaWalk {
+    int chunks, row_tiles, groups;
+};
+template <class Args>
+__device__ __forceinline__ GemvTmaWalk gemv_tma_walk(const Args& p) {
+    const int row_tiles = (p.N + gemv_mma::kTileRows - 1) / gemv_mma::kTileRows;
+    return {p.K / gemv_mma::kChunkK, row_tiles, (row_tiles + gemv_mma::kTilesPerItem - 1) / gemv_mma::kTilesPerItem};
+}
+// Buffer s of the ring: every tile's nibbles for the stage's chunks, then their scales.
+struct GemvTmaStage {
+    uint8_t* words;
+    uint8_t* scales;
+};
+template <class Format>
+__device__ __forceinline__ GemvTmaStage gemv_tma_stage(uint8_t* ring, int s) {
+    uint8_t* words = ring + s * gemv_tma_stage_bytes<Format>();
+    return {words, words + gemv_mma::kTilesPerItem * gemv_tma::kStageChunks * gemv_tma::kPieceBytes};
+}
+
 // The copy thread: for each of the CTA's groups of tiles, stage after stage, wait until the ring's
 // buffer was read (its previous use released), announce its bytes and ask for them. A tile past
 // the matrix (the last group may be short) copies the group's first tile again: finite data whose
@@ -72,27 +93,25 @@ template <class Format, int TOKENS>
 __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uint64_t* full, uint64_t* empty, int stages,
                               uint8_t* acts, uint64_t* acts_full) {
     using namespace gemv_tma;
-    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageBytes = gemv_tma_stage_bytes<Format>();
-    const int chunks = p.K / gemv_mma::kChunkK, row_tiles = (p.N + gemv_mma::kTileRows - 1) / gemv_mma::kTileRows;
-    const int groups = (row_tiles + kTiles - 1) / kTiles;
+    constexpr int kTiles = gemv_mma::kTilesPerItem;
+    const GemvTmaWalk walk = gemv_tma_walk(p);
     int j = 0;  // the CTA's stage count: buffer j % stages, its (j / stages)-th use
-    for (int group = blockIdx.x; group < groups; group += gridDim.x)
-        for (int c0 = 0; c0 < chunks; c0 += kStageChunks, ++j) {
-            const int s = j % stages, count = min(kStageChunks, chunks - c0);
+    for (int group = blockIdx.x; group < walk.groups; group += gridDim.x)
+        for (int c0 = 0; c0 < walk.chunks; c0 += kStageChunks, ++j) {
+            const int s = j % stages, count = min(kStageChunks, walk.chunks - c0);
             if (j >= stages) wait_barrier(&empty[s], (j / stages - 1) & 1);
             arrive_expect_tx(&full[s], kTiles * count * (kPieceBytes + Format::kScaleBytesPerChunk));
-            uint8_t* words = ring + s * kStageBytes;
-            uint8_t* scales = words + kTiles * kStageChunks * kPieceBytes;
+            const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
 #pragma unroll
             for (int t = 0; t < kTiles; ++t) {
-                const int tile = group * kTiles + t < row_tiles ? group * kTiles + t : group * kTiles;
-                bulk_copy(words + t * kStageChunks * kPieceBytes, Format::tile_words(p, tile, c0), count * kPieceBytes, &full[s]);
-                bulk_copy(scales + t * kStageChunks * Format::kScaleBytesPerChunk, Format::tile_scales(p, tile, c0),
+                const int tile = group * kTiles + t < walk.row_tiles ? group * kTiles + t : group * kTiles;
+                bulk_copy(stage.words + t * kStageChunks * kPieceBytes, Format::tile_words(p, tile, c0), count * kPieceBytes, &full[s]);
+                bulk_copy(stage.scales + t * kStageChunks * Format::kScaleBytesPerChunk, Format::tile_scales(p, tile, c0),
                           count * Format::kScaleBytesPerChunk, &full[s]);
             }
             if (j == 0) {  // the first stage is on its way: now the activations, once their producer is done
                 wait_for_prerequisite_grids();
-                Format::template copy_acts<TOKENS>(acts, p, chunks, acts_full);
+                Format::template copy_acts<TOKENS>(acts, p, walk.chunks, acts_full);
             }
         }
 }
@@ -100,13 +119,13 @@ __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uin
 template <class Format, int TOKENS>
 __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typename Format::Args p, int stages) {
     using namespace gemv_tma;
-    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageBytes = gemv_tma_stage_bytes<Format>();
+    constexpr int kTiles = gemv_mma::kTilesPerItem;
     extern __shared__ __align__(16) uint8_t smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int chunks = p.K / gemv_mma::kChunkK, row_tiles = (p.N + gemv_mma::kTileRows - 1) / gemv_mma::kTileRows;
-    const int groups = (row_tiles + kTiles - 1) / kTiles;
+    const GemvTmaWalk walk = gemv_tma_walk(p);
+    const int chunks = walk.chunks;
     uint8_t* ring = smem;
-    uint8_t* acts_smem = ring + stages * kStageBytes;
+    uint8_t* acts_smem = ring + stages * gemv_tma_stage_bytes<Format>();
     float4* partials = reinterpret_cast<float4*>(acts_smem + Format::act_bytes(TOKENS, chunks));
     uint64_t* full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(partials) + kPartialBytes);
     uint64_t* empty = full + kMaxStages;
@@ -127,12 +146,11 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
 
     float acc[kTiles][4] = {};
     int j = 0, parity = 0;
-    for (int group = blockIdx.x; group < groups; group += gridDim.x, parity ^= 1) {
+    for (int group = blockIdx.x; group < walk.groups; group += gridDim.x, parity ^= 1) {
         for (int c0 = 0; c0 < chunks; c0 += kStageChunks, ++j) {
             const int s = j % stages, count = min(kStageChunks, chunks - c0);
             wait_barrier(&full[s], (j / stages) & 1);
-            const uint8_t* words = ring + s * kStageBytes;
-            const uint8_t* scales = words + kTiles * kStageChunks * kPieceBytes;
+            const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
             typename Format::Piece w[kChunksPerWarp][kTiles];
 #pragma unroll
             for (int u = 0; u < kChunksPerWarp; ++u) {
@@ -140,8 +158,8 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
 #pragma unroll
                 for (int t = 0; t < kTiles; ++t)
                     if (c < count)
-                        w[u][t] = Format::shared_piece(words + t * kStageChunks * kPieceBytes,
-                                                       scales + t * kStageChunks * Format::kScaleBytesPerChunk, c);
+                        w[u][t] = Format::shared_piece(stage.words + t * kStageChunks * kPieceBytes,
+                                                       stage.scales + t * kStageChunks * Format::kScaleBytesPerChunk, c);
             }
             arrive(&empty[s]);  // this thread's pieces are in registers (every thread: one lane's arrival
                                 // would not order the other lanes' reads before the next copy)

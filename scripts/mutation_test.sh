@@ -112,7 +112,7 @@ gemv_mma_g128_smem_quarter|step3_w4a16/kernels/06_gemv_mma.cuh|s/gemv_mma_why_no
 gemv_tma_producer_phase|common/gemv_tma.cuh|s/wait_barrier\(&empty\[s\], \(j \/ stages - 1\) & 1\)/wait_barrier(\&empty[s], (j \/ stages) \& 1)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
 gemv_tma_release_by_one_warp|common/gemv_tma.cuh|s/init_barrier\(&empty\[s\], kMathWarps \* 32\)/init_barrier(\&empty[s], 32)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
 gemv_tma_skip_last_chunk|common/gemv_tma.cuh|s/if \(c < count\) acts.chunk/if (c + (c0 + count == chunks) < count) acts.chunk/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
-gemv_tma_first_tile_twice|common/gemv_tma.cuh|s/const int tile = group \* kTiles \+ t < row_tiles/const int tile = group * kTiles + t < 0/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_tma_first_tile_twice|common/gemv_tma.cuh|s/const int tile = group \* kTiles \+ t < walk.row_tiles/const int tile = group * kTiles + t < 0/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_g128_scale_group|step3_w4a16/kernels/09_gemv_tma.cuh|s/\[\(c \/ 2\) \* 8 \+ lane \/ 4\]/[(c \/ 2) * 0 + lane \/ 4]/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_q4_0_second_block|step3_w4a16/kernels/09_gemv_tma.cuh|s/\{d\[0\], d\[8\]\}/{d[0], d[0]}/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 w4a16_high_nibble_bias|step3_w4a16/w4a16_layout.cuh|s/__float2half2_rn\(960.0f\)/__float2half2_rn(961.0f)/|step3_w4a16|^step3_shape_2x4100x4224$|gpu

@@ -15,7 +15,7 @@ line of their own, against llama.cpp's Q4_K). It replaces the lines between
     <!-- /headline -->
 
 in README, NAME being the folder's name; a block `<!-- headline:NAME STEP -->` (a step's lesson,
-above its folded raw output) gets that step's rows only, under that step's line of run_info.txt.
+the short version of its run) gets that step's rows only, under that step's line of run_info.txt.
 Default READMEs: the top-level README.md and every step's README.md that holds a block. Exit 1
 when a README has no such block or the folder has no CSV.
 """

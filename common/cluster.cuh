@@ -38,3 +38,27 @@ __device__ __forceinline__ const T* in_cluster_rank(const T* mine, uint32_t rank
     return mine;
 #endif
 }
+
+// This CTA's rank in its cluster (0 to the cluster's size - 1; x varies fastest).
+__device__ __forceinline__ uint32_t cluster_rank() {
+    uint32_t rank = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm("mov.u32 %0, %%cluster_ctarank;" : "=r"(rank));
+#endif
+    return rank;
+}
+
+// One arrival on the mbarrier at `bar`'s offset in the shared memory of the cluster's CTA of rank
+// `rank` (a consumer telling a neighbour's copy thread that a stage it writes into is free: the
+// reads it waited for are done). The arrival's default semantics, a release at the CTA's scope, as
+// CUTLASS's cluster barriers use: `.release.cluster` makes every arrival a memory barrier (MEMBAR),
+// which on the H200 doubled the time of the kernel that uses this (step 3, LAB_NOTES.md).
+__device__ __forceinline__ void arrive_in_cluster_rank(uint64_t* bar, uint32_t rank) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "{\n\t.reg .b32 remote;\n\tmapa.shared::cluster.u32 remote, %0, %1;\n\t"
+        "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(shared_address(bar)),
+        "r"(rank)
+        : "memory");
+#endif
+}

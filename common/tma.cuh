@@ -80,6 +80,19 @@ __device__ __forceinline__ void tensor_copy_2d(void* smem_dst, const CUtensorMap
 #endif
 }
 
+// The same box, written at the same shared-memory offset in every CTA of the cluster whose bit is
+// set in `cta_mask` (bit r: the CTA of rank r), and counted on the barrier at `bar`'s offset in
+// each of them: one read of L2 serves several SMs (TMA multicast).
+__device__ __forceinline__ void tensor_copy_2d_multicast(void* smem_dst, const CUtensorMap* map, int x, int y, uint64_t* bar,
+                                                         uint16_t cta_mask) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+        " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(smem_dst)),
+        "l"(map), "r"(x), "r"(y), "r"(shared_address(bar)), "h"(cta_mask)
+        : "memory");
+#endif
+}
 // The driver's encoder of tensor maps, found through the runtime (no link against libcuda).
 inline PFN_cuTensorMapEncodeTiled_v12000 tensor_map_encoder() {
     static const PFN_cuTensorMapEncodeTiled_v12000 encode = [] {

@@ -58,7 +58,8 @@ mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/cp_async_pipeline<C::
 mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[tn\]\)/nibbles_to_half2(word >> 4, z_lo[tn])/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
-wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/nibbles_to_half2\(words\[ks\] >> 4, z_hi\)/nibbles_to_half2(words[ks] >> 4, z_lo)/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/high_nibble_bias\(__high2half2\(z\)\)/high_nibble_bias(__low2half2(z))/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+wgmma_pair_same_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/m0 \+ \(int\)half \* C::kBoxTokens/m0/|step3_w4a16|^step3_shape_129x4100x4224$|gpu
 wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z - first\) \{\}/gridDim.z - first - 1) {}/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/row_blocks = ceil_div\(ceil_div\(p.N, kMmaRows\), kRowTiles\)/row_blocks = ceil_div(p.N, kMmaRows) \/ kRowTiles/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu

@@ -19,9 +19,8 @@
 // two warpgroups of 64 weight rows each; both multiply the same activations. A CTA computes
 // 128 weight rows x kBM tokens over its share of K, so each accumulator lives across that share
 // and the scales are applied during dequantization, before the product.
-// Improves: the tensor cores work while the warps dequantize (the two warpgroups interleave, and
-// in the Overlap variant a warpgroup dequantizes its next stage while its own products run); no
-// __syncthreads, no per-thread copy instructions, no ldmatrix.
+// Improves: the tensor cores work while the warps dequantize (one warpgroup's products run while
+// the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
 // holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows.
 // At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
@@ -32,11 +31,14 @@
 // memory (common/cluster.cuh), in rank order (the same sum on every run), and stores it. S (1 to
 // 8) is chosen on the host from the GPU's own count of clusters that fit at once (the occupancy
 // API) and a model of the time: waves of CTAs x the work of one (choose_splits).
-// Limit: the two warpgroups wait for the same stage, dequantize, multiply and wait in step, so
-// the tensor pipe idles while both dequantize (about two thirds busy at M = 512): below 0.9x HGEMM.
+// Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
+// stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
+// through TMA multicast, so each byte leaves L2 once per pair).
+// Limit: at M = 512 the tensor pipe is busy about two thirds of the time (below 0.9x HGEMM), and
+// it is not for want of L2 bandwidth (Pair), nor because both warpgroups dequantize at once (a
+// ping-pong of turns was slower): the waits sit on the wgmmas' own issue and dependencies.
 // Below M = 32 a CTA multiplies only a few K-tiles, and the pipeline's fixed costs and the
-// reduction dominate (04 and 06 are as fast or faster there). Every CTA reads its tokens' activations from L2 for each 128 weight rows (a cluster sharing
-// them through TMA multicast would halve that).
+// reduction dominate (04 and 06 are as fast or faster there).
 #pragma once
 
 #include "../../common/cluster.cuh"
@@ -71,11 +73,17 @@ constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth
 
 // TOKENS: the CTA's tokens, the N of wgmma (8 to 128). OVERLAP: two groups of wgmmas in flight, a
 // warpgroup dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers),
-// instead of waiting for them first (slower on the H200: LAB_NOTES.md).
-template <int TOKENS, int STAGES, bool OVERLAP>
+// instead of waiting for them first (slower on the H200: LAB_NOTES.md). PAIR: the CTAs of two
+// neighbouring row blocks form a cluster and share their tokens' activations: each asks the TMA
+// for half of the box and has it written into both (multicast), so each activation byte leaves
+// L2 once per pair instead of once per CTA (from 16 tokens on; an 8-token half box would break
+// the swizzle's 1024-byte rhythm).
+template <int TOKENS, int STAGES, bool OVERLAP, bool PAIR>
 struct Config {
     static constexpr int kBM = TOKENS, kStages = STAGES;
     static constexpr bool kOverlap = OVERLAP;
+    static constexpr int kPair = PAIR && TOKENS >= 16 ? 2 : 1;  // CTAs sharing a box (along x: row blocks)
+    static constexpr int kBoxTokens = TOKENS / kPair;         // the tokens one CTA asks the TMA for
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
     static constexpr int kWeightBytes = kRowTiles * kPieceBytes;
     static constexpr int kScaleBytes = kRowTiles * kScalePieceBytes;
@@ -89,6 +97,7 @@ struct Config {
     static_assert(kScratchBytes <= STAGES * kStageStride, "split K sums through the stage buffers");
     static_assert(TOKENS <= 256, "a TMA box has at most 256 rows");
     static_assert(kActBytes % 1024 == 0, "the weights and scales follow the box, 16-byte aligned");
+    static_assert(kActBytes / kPair % 1024 == 0, "each CTA's half of a shared box keeps the swizzle's 1024-byte alignment");
     static_assert(STAGES >= 2, "a pipeline needs a stage in flight");
     static_assert(kSmemBytes <= 227 * 1024, "an sm_90 CTA has at most 227 KB of shared memory");
 };
@@ -148,18 +157,31 @@ struct KTiles {
 // stage's full barrier: the activation box (TMA), the row block's weights and its scales (bulk
 // copies of the row-block stream, w4a16_formats.h). The j-th K-tile of the split uses stage
 // j % kStages; its buffer is free once the math threads released the K-tile kStages before it.
+// In a pair, each CTA asks for its half of the box, written into both CTAs and counted on both
+// full barriers; the stage is free once the math threads of both have released it. With an odd
+// number of row blocks the last pair's second CTA has no rows of its own: it streams the last
+// row block again (and stores nothing), so that its neighbour still gets its half of the box.
 template <class C>
 __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint8_t* smem, uint64_t* full, uint64_t* empty,
                             int m0, KTiles mine) {
     const int k_tiles = p.K / kBK, groups = p.K / kGroupSize;
-    const uint8_t* words = reinterpret_cast<const uint8_t*>(p.block_words) + (size_t)blockIdx.x * k_tiles * C::kWeightBytes;
-    const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.block_scales) + (size_t)blockIdx.x * groups * C::kScaleBytes;
+    constexpr int kBlockRows = kRowTiles * kMmaRows;
+    const int row_blocks = (int)((p.N + kBlockRows - 1) / kBlockRows);
+    const size_t block = (size_t)min((int)blockIdx.x, row_blocks - 1);
+    const uint8_t* words = reinterpret_cast<const uint8_t*>(p.block_words) + block * k_tiles * C::kWeightBytes;
+    const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.block_scales) + block * groups * C::kScaleBytes;
+    const uint32_t half = cluster_rank() % C::kPair;                       // which half of the box this CTA asks for
+    const uint16_t pair_mask = (uint16_t)(3u << (cluster_rank() - half));  // both CTAs of the pair
     for (int j = 0; j < mine.count; ++j) {
         const int kt = mine.first + j, s = j % C::kStages;
         uint8_t* stage = smem + s * C::kStageStride;
         if (j >= C::kStages) wait_barrier(&empty[s], (j / C::kStages - 1) & 1);
         arrive_expect_tx(&full[s], C::kStageTxBytes);
-        tensor_copy_2d(stage, act_map, kt * kBK, m0, &full[s]);
+        if constexpr (C::kPair > 1)
+            tensor_copy_2d_multicast(stage + half * (C::kActBytes / 2), act_map, kt * kBK, m0 + (int)half * C::kBoxTokens, &full[s],
+                                     pair_mask);
+        else
+            tensor_copy_2d(stage, act_map, kt * kBK, m0, &full[s]);
         bulk_copy(stage + C::kActBytes, words + (size_t)kt * C::kWeightBytes, C::kWeightBytes, &full[s]);
         bulk_copy(stage + C::kActBytes + C::kWeightBytes, scales + (size_t)(kt / 2) * C::kScaleBytes, C::kScaleBytes, &full[s]);
     }
@@ -172,7 +194,15 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
     const int warp = threadIdx.x / 32;
     auto stage = [&](int j) { return smem + (j % C::kStages) * C::kStageStride; };
     auto wait_full = [&](int j) { wait_barrier(&full[j % C::kStages], (j / C::kStages) & 1); };
-    auto release = [&](int j) { arrive(&empty[j % C::kStages]); };  // every thread, after its own reads
+    // Every thread, after its own reads; in a pair, each warp also tells the neighbour, whose copy
+    // thread writes half of this stage's activations (they were read by the warp's wgmmas, done).
+    auto release = [&](int j) {
+        arrive(&empty[j % C::kStages]);
+        if constexpr (C::kPair > 1) {
+            __syncwarp();
+            if (threadIdx.x % 32 == 0) arrive_in_cluster_rank(&empty[j % C::kStages], cluster_rank() ^ 1u);
+        }
+    };
     auto dequantize = [&](uint32_t(&regs)[16], int j) {
         dequantize_stage(regs, stage(j) + C::kActBytes, stage(j) + C::kActBytes + C::kWeightBytes, warp);
     };
@@ -218,7 +248,7 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
 // writes it to its own shared memory (the stage buffers, all read by now), and after a cluster
 // barrier CTA z adds groups [z·G/S, (z+1)·G/S) of every math thread's G groups of 4 accumulators
 // over the S CTAs, in rank order (all S loads first, so that they travel together), and stores
-// them. The second barrier keeps every CTA (and its shared memory) alive until the others have
+// them (in a pair, the cluster holds both row blocks' S CTAs: rank z·2 + x % 2). The second barrier keeps every CTA (and its shared memory) alive until the others have
 // read it. The copy warp (math = false) takes part in the barriers only.
 template <class C>
 __device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread], bool math, uint8_t* smem, const W4A16Args& p,
@@ -237,7 +267,8 @@ __device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread],
         for (int i = blockIdx.z * kGroups / splits; i < (blockIdx.z + 1) * kGroups / splits; ++i) {
 #pragma unroll
             for (int rank = 0; rank < kMaxSplits; ++rank)
-                if (rank < splits) part[rank] = *in_cluster_rank(&scratch[i * kMathThreads + threadIdx.x], rank);
+                if (rank < splits)
+                    part[rank] = *in_cluster_rank(&scratch[i * kMathThreads + threadIdx.x], rank * C::kPair + cluster_rank() % C::kPair);
             float4 sum = part[0];
 #pragma unroll
             for (int rank = 1; rank < kMaxSplits; ++rank)
@@ -261,25 +292,29 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, con
     const KTiles mine(p.K / kBK);
     const bool math = warp < kMathWarps, split = gridDim.z > 1;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps);
+    if (threadIdx.x == 0) {  // in a pair, the neighbour's math warps arrive on the empty barriers too
+        for (int s = 0; s < C::kStages; ++s)
+            init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps + (C::kPair > 1 ? kMathWarps : 0));
         fence_barrier_init();
     }
-    __syncthreads();
+    if constexpr (C::kPair > 1) cluster_sync();  // the neighbour's barriers are ready before its box lands here
+    else __syncthreads();
     float acc[C::kAccPerThread] = {};
     if (math) {
         multiply_k_tiles<C>(acc, smem, full, empty, mine);
     } else {
         if (threadIdx.x % 32 == 0) copy_stages<C>(p, &act_map, smem, full, empty, m0, mine);
         __syncwarp();
-        if (!split) return;
+        if (!split && C::kPair == 1) return;
     }
     if (split) return sum_over_cluster_and_store<C>(acc, math, smem, p, row0, m0);
-    // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats.
-    float tiles[1][C::kBM / 8][4];
+    if (math) {  // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats.
+        float tiles[1][C::kBM / 8][4];
 #pragma unroll
-    for (int i = 0; i < C::kAccPerThread; ++i) tiles[0][i / 4][i % 4] = acc[i];
-    store_mma_tiles(tiles, p.c, p.M, p.N, row0, m0);
+        for (int i = 0; i < C::kAccPerThread; ++i) tiles[0][i / 4][i % 4] = acc[i];
+        store_mma_tiles(tiles, p.c, p.M, p.N, row0, m0);
+    }
+    if constexpr (C::kPair > 1) cluster_sync();  // the neighbour's last arrivals on this CTA's barriers have landed
 }
 
 }  // namespace wgmma_g128
@@ -295,8 +330,8 @@ inline std::string w4a16_wgmma_g128_why_not(const GemmCase& c, const Gpu&) {
 namespace wgmma_g128 {
 // One configuration per token tile (stages: as many as fit a 227 KB SM with room to spare for
 // 128 tokens, 8 for the rest; the narrow ones leave room for two or more CTAs per SM).
-template <int TOKENS, bool OVERLAP>
-using TokensConfig = Config<TOKENS, TOKENS == kMaxTokens ? 6 : 8, OVERLAP>;
+template <int TOKENS, bool OVERLAP, bool PAIR>
+using TokensConfig = Config<TOKENS, TOKENS == kMaxTokens ? 6 : 8, OVERLAP, PAIR>;
 
 // The token tile: the smallest of 8, 16, 32 and 64 that holds M; 128 from M = 129 on. At
 // M = 65..128 two 64-token tiles give twice the CTAs of one 128-token tile for the same work; from
@@ -309,7 +344,8 @@ inline int token_tile(int64_t M) {
     return tokens;
 }
 
-// A launch of C's kernel on `grid`, whose z extent (the splits of K) is one cluster when above 1.
+// A launch of C's kernel on `grid`, whose z extent (the splits of K) and, for a pair, two
+// neighbouring x (row blocks) are one cluster when that is more than one CTA.
 // Not copyable: the configuration points at its own attribute.
 template <class C>
 struct ClusterLaunch {
@@ -317,9 +353,9 @@ struct ClusterLaunch {
     cudaLaunchConfig_t config = {};
     ClusterLaunch(dim3 grid, cudaStream_t s) {
         cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = 1, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = grid.z;
+        cluster.val.clusterDim.x = C::kPair, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = grid.z;
         config.gridDim = grid, config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
-        config.attrs = &cluster, config.numAttrs = grid.z > 1 ? 1 : 0;
+        config.attrs = &cluster, config.numAttrs = C::kPair * grid.z > 1 ? 1 : 0;
     }
     ClusterLaunch(const ClusterLaunch&) = delete;
     ClusterLaunch& operator=(const ClusterLaunch&) = delete;
@@ -333,11 +369,11 @@ inline int64_t resident_ctas(int splits) {
     int64_t& ctas = known[splits];
     if (ctas == 0) {
         auto kernel = w4a16_wgmma_g128<C>;
-        if (splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
-        const ClusterLaunch<C> launch(dim3(1, 1, splits), nullptr);
+        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
+        const ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
         int clusters = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
-        ctas = (int64_t)std::max(1, clusters) * splits;
+        ctas = (int64_t)std::max(1, clusters) * C::kPair * splits;
     }
     return ctas;
 }
@@ -359,7 +395,7 @@ inline int64_t split_time(int64_t tiles, int k_tiles, int splits) {
 template <class C>
 inline int choose_splits(int64_t tiles, int k_tiles) {
     int best = 1;
-    for (int s = 2; s <= kMaxSplits && k_tiles / s >= kMinKTilesPerSplit; s *= 2)
+    for (int s = 2; s * C::kPair <= kMaxSplits && k_tiles / s >= kMinKTilesPerSplit; s *= 2)
         if (split_time<C>(tiles, k_tiles, s) < split_time<C>(tiles, k_tiles, best)) best = s;
     return best;
 }
@@ -367,24 +403,25 @@ inline int choose_splits(int64_t tiles, int k_tiles) {
 template <class C>
 inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     const CUtensorMap act_map =
-        tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBM, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
+        tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBoxTokens, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
     auto kernel = w4a16_wgmma_g128<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = ceil_div(ceil_div(p.N, kMmaRows), kRowTiles), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    const ClusterLaunch<C> launch(dim3((unsigned)row_blocks, (unsigned)token_tiles, (unsigned)splits), s);
+    const int64_t ctas_x = ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
+    const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
     CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
 }
 }  // namespace wgmma_g128
 
-template <bool OVERLAP>
+template <bool OVERLAP, bool PAIR>
 inline void launch_w4a16_wgmma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
     switch (token_tile(p.M)) {
-        case 8: return launch_config<TokensConfig<8, OVERLAP>>(p, s);
-        case 16: return launch_config<TokensConfig<16, OVERLAP>>(p, s);
-        case 32: return launch_config<TokensConfig<32, OVERLAP>>(p, s);
-        case 64: return launch_config<TokensConfig<64, OVERLAP>>(p, s);
-        default: return launch_config<TokensConfig<128, OVERLAP>>(p, s);
+        case 8: return launch_config<TokensConfig<8, OVERLAP, PAIR>>(p, s);
+        case 16: return launch_config<TokensConfig<16, OVERLAP, PAIR>>(p, s);
+        case 32: return launch_config<TokensConfig<32, OVERLAP, PAIR>>(p, s);
+        case 64: return launch_config<TokensConfig<64, OVERLAP, PAIR>>(p, s);
+        default: return launch_config<TokensConfig<128, OVERLAP, PAIR>>(p, s);
     }
 }

@@ -16,6 +16,7 @@
 
 #include "ggml_kquants.h"
 #include "ggml_quants.h"
+#include "parallel_for.h"
 #include "q4_0_q8_1.h"
 
 #include <cstddef>
@@ -40,6 +41,11 @@ struct Q6_KRepacked {
 inline int q6_k_repacked_code(const uint8_t* low, const uint8_t* high, int l) {
     const int low4 = l < 16 ? low[l] & 0xF : low[l - 16] >> 4;
     return low4 | ((high[l % 8] >> (2 * (l / 8))) & 3) << 4;
+}
+
+// ggml's reference quantizer on every row of a rows x k matrix (k a multiple of 256), all cores.
+inline std::vector<block_q6_K> quantize_rows_q6_k(const std::vector<float>& x, int64_t rows, int64_t k) {
+    return quantize_rows<block_q6_K, QK_K>(x, rows, k, quantize_row_q6_K_ref);
 }
 
 inline Q6_KRepacked repack_q6_k(const std::vector<block_q6_K>& blocks) {

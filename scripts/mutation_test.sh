@@ -167,6 +167,8 @@ q4_k_words_high_bits_swapped|common/q4_k_layout.h|s/\(b2 & 0xF\) \x7c \(b0 >> 6\
 gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin_m * a.s/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_last_superblock_dropped|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = block < p.K \/ 32 - 8;/|step4_w4a8|^step4_memcheck_gemv_q4_k_3x4101x4352$|gpu
+gemv_q6_k_halves_swapped|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/\(int8_t\)\(w.scales & 0xFF\) \* first/(int8_t)(w.scales \& 0xFF) * second/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
+gemv_q6_k_next_run_scales|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/reinterpret_cast<const unsigned short\*>\(p.scales\) \+ run\)/reinterpret_cast<const unsigned short*>(p.scales) + (run \/ kQ6KRuns) * kQ6KRuns + (run + 1) % kQ6KRuns)/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_common|^update_targets_fills_readmes$|cpu
 repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
 repeats_failure_outvoted|scripts/results_csv.py|s/row = next\(\(r for r in bad if r\["status"\] != "PASS"\), bad\[0\]\)/row = next((r for r in runs if r not in bad), bad[0])/|test_common|^update_targets_fills_readmes$|cpu

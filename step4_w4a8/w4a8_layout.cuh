@@ -43,6 +43,12 @@ struct W4A8Inputs : W4A8Args {
     const int8_t* a_i8;          // the codes as int8 matrices (cuBLAS int8): [M][K] activations ...
     const int8_t* w_i8;          // ... [N][K] weights n - 8
     int32_t* c_i32;              // ... and their [M][N] integer product
+    // Q6_K weights repacked (common/q6_k_layout.h), which rung 13 reads through an argument of its
+    // own: [N][K/32][16] low nibbles, [N][K/32][8] top bits, [N][K/256][16] scales, [N][K/256] d.
+    const uint8_t* q6k_low;
+    const uint8_t* q6k_high;
+    const int8_t* q6k_scales;
+    const ggml_half* q6k_d;
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

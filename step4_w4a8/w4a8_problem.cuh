@@ -18,6 +18,8 @@
 #include "../common/q4_0_q8_1.h"
 #include "../common/q4_k_layout.h"
 #include "../common/q4_k_q8_1.h"
+#include "../common/q6_k_layout.h"
+#include "../common/q6_k_q8_1.h"
 #include "../common/reference_gemm.h"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
@@ -30,18 +32,18 @@
 
 // The forms of the weights: ggml's Q4_0 blocks; the same bytes in two 16-byte aligned streams
 // (q4_0_layout.cuh); Q4_0 in mma.sync fragment order (w4a8_mma_layout.h); Q4_K repacked
-// (q4_k_layout.h); and the baselines' FP32 matrix and int8 codes n - 8. (None: the quantizer
-// timed alone reads no weights.)
-enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, F32, Int8Codes, kCount };
+// (q4_k_layout.h); Q6_K repacked (q6_k_layout.h); and the baselines' FP32 matrix and int8 codes
+// n - 8. (None: the quantizer timed alone reads no weights.)
+enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, Q6_KStreams, F32, Int8Codes, kCount };
 // The forms of the activations: Q8_1 made on the GPU by the pre-pass (ggml's blocks; the split
 // layout: codes, then (d, s) pairs; the split layout's codes with d as FP32), or, for the
 // baselines, the FP32 matrix itself and the Q8_1 codes as an int8 matrix.
 enum class ActivationForm { Q8_1Blocks, Q8_1Split, Q8_1CodesFp32D, F32, Int8Codes, kCount };
 // What an output is checked against: the compensated Q4_0 formula, the signed one (tensor-core
-// kernels: the exact dequantized dot, no s), Q4_K's formula with its minimum, the FP32 product
+// kernels: the exact dequantized dot, no s), Q4_K's formula with its minimum, Q6_K's, the FP32 product
 // of the unquantized matrices, the raw integer product Σ(n - 8)·q, and, for the quantizer timed
 // alone, the CPU's Q8_1 bytes (its output is the split-layout activations themselves).
-enum class Reference { Q4_0Compensated, Q4_0Signed, Q4_K, Unquantized, Integer, QuantizedActivations, kCount };
+enum class Reference { Q4_0Compensated, Q4_0Signed, Q4_K, Q6_K, Unquantized, Integer, QuantizedActivations, kCount };
 
 struct W4A8Reads {
     WeightForm weights = WeightForm::Q4_0Blocks;
@@ -62,6 +64,7 @@ inline double weight_form_bytes(WeightForm w, int64_t N, int64_t K) {
         case WeightForm::Q4_0Streams: return nb * (16 + sizeof(ggml_half));
         case WeightForm::Q4_0Mma: return nb * 16 + (double)ceil_div(N, 16) * 16 * (K / QK4_0) * 2;  // codes, half2 pairs padded to 16 rows
         case WeightForm::Q4_KStreams: return (double)N * K / QK_K * sizeof(block_q4_K);
+        case WeightForm::Q6_KStreams: return (double)N * K / QK_K * sizeof(block_q6_K);
         case WeightForm::F32: return 4.0 * N * K;
         default: return (double)N * K;  // Int8Codes
     }
@@ -149,6 +152,7 @@ class W4A8Problem {
         a.q4k_headers = copy(q4k_headers_, i), a.q4k_codes = copy(q4k_codes_, i);
         a.a_f32 = copy(a_f32_, i), a.w_f32 = copy(w_f32_, i), a.a_i8 = copy(a_i8_, i), a.w_i8 = copy(w_i8_, i);
         a.c_i32 = c_i32_.get();
+        a.q6k_low = copy(q6k_low_, i), a.q6k_high = copy(q6k_high_, i), a.q6k_scales = copy(q6k_scales_, i), a.q6k_d = copy(q6k_d_, i);
         return a;
     }
 
@@ -268,6 +272,14 @@ class W4A8Problem {
             q4k_headers_ = upload_rotated(r.headers);
             q4k_codes_ = upload_rotated(r.codes);
         }
+        if (has(WeightForm::Q6_KStreams) && K % QK_K == 0) {  // likewise
+            W6_ = quantize_rows_q6_k(W_, N, K);
+            const Q6_KRepacked r = repack_q6_k(W6_);
+            q6k_low_ = upload_rotated(r.low);
+            q6k_high_ = upload_rotated(r.high);
+            q6k_scales_ = upload_rotated(r.scales);
+            q6k_d_ = upload_rotated(r.d);
+        }
         if (has(WeightForm::F32)) w_f32_ = upload_rotated(W_);
         if (has(WeightForm::Int8Codes)) w_i8_ = upload_rotated(q4_0_codes(Wq_));
     }
@@ -341,6 +353,7 @@ class W4A8Problem {
                 case Reference::Q4_0Compensated: ref[idx] = w4a8_dot_f64(&Wq_[n * nb], a, nb, W4A8Form::Compensated); break;
                 case Reference::Q4_0Signed: ref[idx] = w4a8_dot_f64(&Wq_[n * nb], a, nb, W4A8Form::Signed); break;
                 case Reference::Q4_K: ref[idx] = q4_k_q8_1_dot_f64(&Wk_[n * (K / QK_K)], a, K / QK_K); break;
+                case Reference::Q6_K: ref[idx] = q6_k_q8_1_dot_f64(&W6_[n * (K / QK_K)], a, K / QK_K); break;
                 default: {  // Integer
                     int64_t sum = 0;
                     for (int64_t b = 0; b < nb; ++b) sum += block_signed_sumi(Wq_[n * nb + b], a[b].qs);
@@ -361,14 +374,16 @@ class W4A8Problem {
     std::vector<block_q8_1> Aq_;       // the activations as the pre-pass must write them
     std::vector<block_q4_0> Wq_;       // Q4_0 weights (when a Q4_0 form is read)
     std::vector<block_q4_K> Wk_;       // Q4_K weights (when Q4_K is read)
+    std::vector<block_q6_K> W6_;       // Q6_K weights (when Q6_K is read)
     ReferenceRows truth_;              // the unquantized product on the checked rows
     std::array<std::vector<double>, (size_t)Reference::kCount> refs_;
 
     DeviceBuffer<float> a_f32_, w_f32_;
     DeviceBuffer<int8_t> a_i8_, w_i8_;
     DeviceBuffer<block_q4_0> w_blocks_;
-    DeviceBuffer<uint8_t> w_qs_, q4k_headers_, q4k_codes_;
-    DeviceBuffer<ggml_half> w_d_;
+    DeviceBuffer<uint8_t> w_qs_, q4k_headers_, q4k_codes_, q6k_low_, q6k_high_;
+    DeviceBuffer<int8_t> q6k_scales_;
+    DeviceBuffer<ggml_half> w_d_, q6k_d_;
     DeviceBuffer<uint32_t> mma_words_, mma_scales_;
     DeviceBuffer<block_q8_1> a_q8_;
     DeviceBuffer<int8_t> a_qs_;

@@ -26,27 +26,35 @@
 
 namespace gemv_resident_w4a8 {
 
+// One token's Q8_1 block of activations, as a thread keeps it in registers.
+struct Q8_1Activation {
+    uint32_t q[8];  // 32 int8 codes
+    float d, s;
+};
+// Block `block` of token `token` from the split layout (codes, then (d, s) pairs): two 16-byte
+// loads and a 4-byte one. Every resident format with Q8_1 activations (Q4_0, Q4_K, Q6_K) reads so.
+__device__ __forceinline__ Q8_1Activation load_q8_1_split(const int8_t* a_qs, const uint32_t* a_ds, int K, int token, int block) {
+    const size_t b = (size_t)token * (K / QK8_1) + block;
+    const uint4* codes = reinterpret_cast<const uint4*>(a_qs + b * QK8_1);
+    const uint4 lo = codes[0], hi = codes[1];
+    const uint32_t ds_bits = a_ds[b];
+    const float2 ds = __half22float2(*reinterpret_cast<const __half2*>(&ds_bits));
+    return {{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}, ds.x, ds.y};
+}
+
 struct ResidentQ4_0Q8_1 {
     using Args = W4A8Args;
     struct Weight {
         uint4 q;     // 32 nibbles, element j (low) and j + 16 (high) in byte j
         uint32_t d;  // the block's fp16 scale, bits
     };
-    struct Activation {
-        uint32_t q[8];  // 32 int8 codes
-        float d, s;
-    };
+    using Activation = Q8_1Activation;
     __device__ static Weight load_weight(const Args& p, int row, int block) {
         const size_t b = (size_t)row * (p.K / QK4_0) + block;
         return {__ldcs(reinterpret_cast<const uint4*>(p.w_qs) + b), p.w_d[b]};
     }
     __device__ static Activation load_activation(const Args& p, int token, int block) {
-        const size_t b = (size_t)token * (p.K / QK8_1) + block;
-        const uint4* codes = reinterpret_cast<const uint4*>(p.a_qs + b * QK8_1);
-        const uint4 lo = codes[0], hi = codes[1];
-        const uint32_t ds_bits = p.a_ds[b];
-        const float2 ds = __half22float2(*reinterpret_cast<const __half2*>(&ds_bits));
-        return {{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}, ds.x, ds.y};
+        return load_q8_1_split(p.a_qs, p.a_ds, p.K, token, block);
     }
     // d_w (d_a sumi - 8 s): the compensated formula, rounded as 06 rounds its first block.
     __device__ static float dot(const Weight& w, const Activation& a) {

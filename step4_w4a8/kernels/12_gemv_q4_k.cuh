@@ -80,10 +80,12 @@ struct ResidentQ4_KQ8_1 {
 
 }  // namespace gemv_q4_k
 
-inline std::string w4a8_gemv_q4_k_why_not(const GemmCase& c, const Gpu&) {
-    if (c.K % QK_K != 0) return "Q4_K: K must be a multiple of 256 (whole super-blocks)";
-    return gemv_resident_why_not(c.M, c.K, gemv_resident_w4a8::kResidentMaxTokens);  // 08's skeleton, 08's limit
+// The shapes a K-quant GEMV on 08's skeleton takes (rungs 12 and 13): whole super-blocks, 08's limits.
+inline std::string kquant_gemv_why_not(const char* format, const GemmCase& c) {
+    if (c.K % QK_K != 0) return std::string(format) + ": K must be a multiple of 256 (whole super-blocks)";
+    return gemv_resident_why_not(c.M, c.K, gemv_resident_w4a8::kResidentMaxTokens);
 }
+inline std::string w4a8_gemv_q4_k_why_not(const GemmCase& c, const Gpu&) { return kquant_gemv_why_not("Q4_K", c); }
 inline void launch_w4a8_gemv_q4_k(const W4A8Args& p, cudaStream_t s) {
     launch_gemv_resident<gemv_q4_k::ResidentQ4_KQ8_1, true, gemv_resident_w4a8::kResidentMaxTokens>(p, s);
 }

@@ -25,6 +25,7 @@
 #include "../../common/q6_k_layout.h"
 #include "../w4a8_layout.cuh"
 #include "08_gemv_resident.cuh"
+#include "12_gemv_q4_k.cuh"
 
 namespace gemv_q6_k {
 
@@ -73,10 +74,7 @@ struct ResidentQ6_KQ8_1 {
 
 }  // namespace gemv_q6_k
 
-inline std::string w4a8_gemv_q6_k_why_not(const GemmCase& c, const Gpu&) {
-    if (c.K % QK_K != 0) return "Q6_K: K must be a multiple of 256 (whole super-blocks)";
-    return gemv_resident_why_not(c.M, c.K, gemv_resident_w4a8::kResidentMaxTokens);  // 08's skeleton, 08's limit
-}
+inline std::string w4a8_gemv_q6_k_why_not(const GemmCase& c, const Gpu&) { return kquant_gemv_why_not("Q6_K", c); }
 inline void launch_w4a8_gemv_q6_k(const W4A8Args& args, cudaStream_t s) {
     const W4A8Inputs& in = static_cast<const W4A8Inputs&>(args);
     const gemv_q6_k::Q6_KArgs p{in.q6k_low, in.q6k_high, in.q6k_scales, in.q6k_d, in.a_qs, in.a_ds, in.c, in.M, in.N, in.K};

@@ -62,3 +62,16 @@ __device__ __forceinline__ __half2 high_nibbles_to_half2(uint32_t word, __half2 
     return __hfma2(*reinterpret_cast<__half2*>(&h), __float2half2_rn(0.0625f), bias16);
 }
 __device__ __forceinline__ __half2 high_nibble_bias(__half2 bias) { return __hsub2(__float2half2_rn(960.0f), bias); }
+
+// One 16 x 16 K-step of a repacked group-128 tile as mma's A fragment, fp16 (q - z)·s: `word`
+// holds the lane's 8 codes of the K-step. Registers 0 and 2 are row g (scale s_lo, bias z_lo),
+// 1 and 3 row g + 8 (s_hi, z16_hi = high_nibble_bias of its bias); 1 and 3 are the high nibbles
+// of word and word >> 8, taken in place: one shift per word. Rungs 06 and 07 dequantize so.
+__device__ __forceinline__ void g128_a_fragment(uint32_t (&a)[4], uint32_t word, __half2 s_lo, __half2 s_hi, __half2 z_lo,
+                                                __half2 z16_hi) {
+    const uint32_t word8 = word >> 8;
+    a[0] = half2_bits(__hmul2(nibbles_to_half2(word, z_lo), s_lo));
+    a[1] = half2_bits(__hmul2(high_nibbles_to_half2(word, z16_hi), s_hi));
+    a[2] = half2_bits(__hmul2(nibbles_to_half2(word8, z_lo), s_lo));
+    a[3] = half2_bits(__hmul2(high_nibbles_to_half2(word8, z16_hi), s_hi));
+}

@@ -116,7 +116,7 @@ struct MmaG128W4A16 {
         using F16SliceActs::F16SliceActs;
 
         // The four K-steps of chunk j: per K-step the activations once (ldmatrix), then for each
-        // tile 04's dequantization (three instructions per register) and one mma.
+        // tile the dequantization (g128_a_fragment) and one mma.
         __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
                                               int j) const {
             __half2 s_lo[gemv_mma::kTilesPerItem], s_hi[gemv_mma::kTilesPerItem], z_lo[gemv_mma::kTilesPerItem],
@@ -133,13 +133,8 @@ struct MmaG128W4A16 {
                 b_fragment(b, j, ks);
 #pragma unroll
                 for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
-                    const uint32_t word = word_of(w[t].q, ks), word8 = word >> 8;
-                    // Registers 0 and 2 hold row g, 1 and 3 row g + 8 (PTX's A fragment); 1 and 3
-                    // are the high nibbles of word and word >> 8 (no shift by 4 or 12).
-                    const uint32_t a[4] = {half2_bits(__hmul2(nibbles_to_half2(word, z_lo[t]), s_lo[t])),
-                                           half2_bits(__hmul2(high_nibbles_to_half2(word, z16_hi[t]), s_hi[t])),
-                                           half2_bits(__hmul2(nibbles_to_half2(word8, z_lo[t]), s_lo[t])),
-                                           half2_bits(__hmul2(high_nibbles_to_half2(word8, z16_hi[t]), s_hi[t]))};
+                    uint32_t a[4];
+                    g128_a_fragment(a, word_of(w[t].q, ks), s_lo[t], s_hi[t], z_lo[t], z16_hi[t]);
                     mma_m16n8k16_f16_f32(acc[t], a, b);
                 }
             }

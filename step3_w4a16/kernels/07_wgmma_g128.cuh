@@ -113,8 +113,6 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const
 
 // A math warp's A fragments for one stage: 4 K-steps x 4 registers, dequantized from its tile's
 // 16-byte piece of the stage with the (s, 1024 + z) pair of its rows g and g + 8 (as in 04).
-// Registers 1 and 3 (row g + 8) are the high nibbles of the word and of the word >> 8, taken
-// where they are (high_nibbles_to_half2, as in 06): one shift per word instead of three.
 __device__ __forceinline__ void dequantize_stage(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
     const int lane = threadIdx.x % 32;
     const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
@@ -124,12 +122,11 @@ __device__ __forceinline__ void dequantize_stage(uint32_t (&a)[16], const uint8_
     const __half2 z16_hi = high_nibble_bias(__high2half2(z));
     const uint32_t words[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {  // registers 0 and 2 hold row g, 1 and 3 row g + 8
-        const uint32_t word8 = words[ks] >> 8;
-        a[4 * ks + 0] = half2_bits(__hmul2(nibbles_to_half2(words[ks], z_lo), s_lo));
-        a[4 * ks + 1] = half2_bits(__hmul2(high_nibbles_to_half2(words[ks], z16_hi), s_hi));
-        a[4 * ks + 2] = half2_bits(__hmul2(nibbles_to_half2(word8, z_lo), s_lo));
-        a[4 * ks + 3] = half2_bits(__hmul2(high_nibbles_to_half2(word8, z16_hi), s_hi));
+    for (int ks = 0; ks < 4; ++ks) {
+        uint32_t step[4];
+        g128_a_fragment(step, words[ks], s_lo, s_hi, z_lo, z16_hi);  // as 06 does, one shift per word
+#pragma unroll
+        for (int i = 0; i < 4; ++i) a[4 * ks + i] = step[i];
     }
 }
 

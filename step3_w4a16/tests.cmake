@@ -22,29 +22,29 @@ add_gpu_test(step3_lesson_cases step3_w4a16)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16
-  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
+  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
   1x4100x4128:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
   2x100x32:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
-  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128)
+  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128)
 # The Hopper rung at the sizes issue 28 names (N = 4100: a ragged last row block; K = 4224: 66
 # K-tiles, which the splits share unevenly): token tiles of 8, 16, 64 and 128, K split 8 ways
 # (M <= 16), 4 ways (M = 37) and 2 ways (M = 129 and 513: 66 and 165 tiles of 128 tokens).
 add_gpu_shape_tests(step3_wgmma step3_w4a16
-  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  16x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  37x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  129x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128
-  513x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+auto_g128)
+  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  16x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  37x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  129x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  513x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
@@ -58,9 +58,9 @@ add_ragged_tile_test(step3_memcheck_ragged_tiles_mma_g128 memcheck step3 step3_w
 # tokens and K split 8 ways unevenly (37x100x4224), and 16 tokens split 8 ways, each split's 16
 # K-tiles going round a ring of 8 stages twice (16x100x8192).
 foreach(tool memcheck racecheck synccheck)
-  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair)
-  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair)
-  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair)
+  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
 endforeach()
 add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)

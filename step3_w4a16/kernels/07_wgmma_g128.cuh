@@ -68,6 +68,7 @@ static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of th
 constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
 constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's group: 8 lanes' (s, 1024 + z) pairs (64 bytes)
 constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (the N of wgmma): 8, 16, 32, 64, 128
+constexpr int kWideTokens = 256;                           // and, for the Wide variant, 256 (wgmma's widest N)
 constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
 constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
 
@@ -92,7 +93,7 @@ struct Config {
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
     static constexpr int kAccPerThread = TOKENS / 2;         // 64 rows x TOKENS over 128 threads
     static constexpr int kScratchBytes = 32 * kMathWarps * kAccPerThread * 4;  // the accumulators, for split K
-    static_assert(TOKENS == 8 || TOKENS == 16 || TOKENS == 32 || TOKENS == 64 || TOKENS == 128,
+    static_assert(TOKENS == 8 || TOKENS == 16 || TOKENS == 32 || TOKENS == 64 || TOKENS == 128 || TOKENS == 256,
                   "the wgmma shapes common/wgmma.cuh wraps");
     static_assert(kScratchBytes <= STAGES * kStageStride, "split K sums through the stage buffers");
     static_assert(TOKENS <= 256, "a TMA box has at most 256 rows");
@@ -104,7 +105,8 @@ struct Config {
 
 template <class C>
 __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const uint32_t (&a)[4], uint64_t desc) {
-    if constexpr (C::kBM == 128) wgmma_m64n128k16_f16_rs(acc, a, desc);
+    if constexpr (C::kBM == 256) wgmma_m64n256k16_f16_rs(acc, a, desc);
+    else if constexpr (C::kBM == 128) wgmma_m64n128k16_f16_rs(acc, a, desc);
     else if constexpr (C::kBM == 64) wgmma_m64n64k16_f16_rs(acc, a, desc);
     else if constexpr (C::kBM == 32) wgmma_m64n32k16_f16_rs(acc, a, desc);
     else if constexpr (C::kBM == 16) wgmma_m64n16k16_f16_rs(acc, a, desc);
@@ -328,7 +330,7 @@ namespace wgmma_g128 {
 // One configuration per token tile (stages: as many as fit a 227 KB SM with room to spare for
 // 128 tokens, 8 for the rest; the narrow ones leave room for two or more CTAs per SM).
 template <int TOKENS, bool OVERLAP, bool PAIR>
-using TokensConfig = Config<TOKENS, TOKENS == kMaxTokens ? 6 : 8, OVERLAP, PAIR>;
+using TokensConfig = Config<TOKENS, TOKENS == kWideTokens ? 5 : TOKENS == kMaxTokens ? 6 : 8, OVERLAP, PAIR>;
 
 // The token tile: the smallest of 8, 16, 32 and 64 that holds M; 128 from M = 129 on. At
 // M = 65..128 two 64-token tiles give twice the CTAs of one 128-token tile for the same work; from
@@ -411,9 +413,13 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
 }
 }  // namespace wgmma_g128
 
-template <bool OVERLAP, bool PAIR>
+// WIDE (experiment): from M = 129 on, tiles of 256 tokens (a 64 x 256 x 16 wgmma per warpgroup),
+// so each dequantized weight serves twice the tokens and a stage issues half the wgmmas per product.
+template <bool OVERLAP, bool PAIR, bool WIDE = false>
 inline void launch_w4a16_wgmma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
+    if constexpr (WIDE)
+        if (p.M > kMaxTokens) return launch_config<TokensConfig<kWideTokens, OVERLAP, PAIR>>(p, s);
     switch (token_tile(p.M)) {
         case 8: return launch_config<TokensConfig<8, OVERLAP, PAIR>>(p, s);
         case 16: return launch_config<TokensConfig<16, OVERLAP, PAIR>>(p, s);

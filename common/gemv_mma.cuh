@@ -75,6 +75,29 @@ __device__ __forceinline__ void gemv_mma_stage_rows(uint8_t* dst, int stride, co
     commit_copies();
 }
 
+// A warp's share of staging one value per (32-value block of its slice, token slot of the mma's 8):
+// entry i, block i / 8 and slot i % 8 (slots past TOKENS repeat token TOKENS - 1), becomes
+// out[i] = convert(that block's (d, s) word of the Q8_1 split layout, a_ds[token][K/32]).
+// kBatch independent loads per lane at once: a loop of load-then-store would wait for L2 per element.
+template <int TOKENS, class T, class Convert>
+__device__ __forceinline__ void gemv_mma_stage_block_values(T* out, const uint32_t* a_ds, int K, int blocks_per_chunk, Slice s,
+                                                            Convert convert) {
+    constexpr int kBatch = 8, kSlots = gemv_mma::kMaxTokens;
+    const int lane = threadIdx.x % 32;
+    const int entries = s.count * blocks_per_chunk * kSlots, b0 = s.first * blocks_per_chunk, blocks = K / 32;
+    for (int base = lane; base < entries; base += 32 * kBatch) {
+        uint32_t ds[kBatch];
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u) {
+            const int i = base + 32 * u, b = i / kSlots, token = min(i % kSlots, TOKENS - 1);
+            if (i < entries) ds[u] = a_ds[(size_t)token * blocks + b0 + b];
+        }
+#pragma unroll
+        for (int u = 0; u < kBatch; ++u)
+            if (base + 32 * u < entries) out[base + 32 * u] = convert(ds[u]);
+    }
+}
+
 // Tiles of the group starting at first_tile that exist (the last group may be short); a piece of a
 // missing tile is read from the group's first tile instead: finite data whose rows are never stored.
 __device__ __forceinline__ int gemv_mma_tiles_in_group(int first_tile, int row_tiles) {

@@ -165,6 +165,9 @@ q6_k_run_second_half_top_bits|common/q6_k_layout.h|s/>> \(2 \* \(i \/ 2 \+ 2\)\)
 q6_k_repack_high_pair|common/q6_k_layout.h|s/high\[l % 8\] \x7c= \(uint8_t\)\(\(q >> 4\) << \(2 \* \(l \/ 8\)\)\);/high[l % 8] \x7c= (uint8_t)((q >> 4) << (2 * (l \/ 8) \^ 2));/|test_kquants|^test_kquants$|cpu
 q4_k_words_high_bits_swapped|common/q4_k_layout.h|s/\(b2 & 0xF\) \x7c \(b0 >> 6\) << 4\);\n(\s+)min = \(int\)\(low \? b1 & 63 : \(b2 >> 4\) \x7c \(b1 >> 6\) << 4\);/(b2 \& 0xF) \x7c (b1 >> 6) << 4);\n$1min = (int)(low ? b1 \& 63 : (b2 >> 4) \x7c (b0 >> 6) << 4);/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin_m * a.s/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
+gemv_mma_q4_k_min_sign|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/fmaf\(-dmin_m, a.y/fmaf(dmin_m, a.y/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
+gemv_mma_q4_k_row_g_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(int\)\(sm >> \(16 \* r\)\) & 0xFF/(int)sm \& 0xFF/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
+gemv_mma_q4_k_super_block_of_slice|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(first_chunk \+ codes.j\) \/ kChunksPerSuper/codes.j \/ kChunksPerSuper/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_last_superblock_dropped|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = block < p.K \/ 32 - 8;/|step4_w4a8|^step4_memcheck_gemv_q4_k_3x4101x4352$|gpu
 gemv_q6_k_halves_swapped|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/\(int8_t\)\(w.scales & 0xFF\) \* first/(int8_t)(w.scales \& 0xFF) * second/|step4_w4a8|^step4_shape_1x4100x4352$|gpu

@@ -27,7 +27,7 @@ from results_csv import BASELINE_PREFIX, number, our_kernel, read_llama, read_ro
 
 
 def groups_of_ours(step: str, rows: list) -> dict:
-    """A case's timed kernels of ours, by the weights they read (step 4: Q4_0 and Q4_K, each its own
+    """A case's timed kernels of ours, by the weights they read (step 4: Q4_0, Q4_K and Q6_K, each its own
     line and its own llama.cpp time); one group for the other steps."""
     groups = {}
     for r in rows:
@@ -54,8 +54,9 @@ def table(results: pathlib.Path, only_step: str = "") -> str:
                            if timed(b) and b["kernel"].startswith(BASELINE_PREFIX)]
                 row = llama.get((weights, int(m), int(n), int(k))) if weights else None
                 recorded = float(row["time_us"]) if row else None
-                versus_llama = f"{recorded / (t * 1e3):.2f}x ({recorded:.1f} µs{', Q4_K' if weights == 'q4_k' else ''})" if recorded else "-"
-                step = path.stem + (", Q4_K" if weights == "q4_k" else "")
+                label = "" if weights in ("", "q4_0") else ", " + weights.upper()  # Q4_0 is the tutorial's format: no label
+                versus_llama = f"{recorded / (t * 1e3):.2f}x ({recorded:.1f} µs{label})" if recorded else "-"
+                step = path.stem + label
                 lines.append(f"| {step} | {name} ({m}, {n}, {k}) | {best['kernel']} | {t * 1e3:.1f} µs | "
                              f"{number(best['pct_roofline']):.0f}% | {', '.join(library) or '-'} | {versus_llama} |")
     return "\n".join(lines)

@@ -45,6 +45,7 @@
 #include "kernels/11_mma_int8_tma.cuh"
 #include "kernels/12_gemv_q4_k.cuh"
 #include "kernels/13_gemv_q6_k.cuh"
+#include "kernels/14_gemv_mma_q4_k.cuh"
 #include "mma_peak.cuh"
 #include "w4a8_problem.cuh"
 
@@ -108,6 +109,7 @@ constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
     kMmaSplitSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1Split, Reference::Q4_0Signed},
     kMmaCodesSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
     kQ4_KSplit{WeightForm::Q4_KStreams, ActivationForm::Q8_1Split, Reference::Q4_K},
+    kQ4_KMmaSplit{WeightForm::Q4_KMma, ActivationForm::Q8_1Split, Reference::Q4_K},
     kQ6_KSplit{WeightForm::Q6_KStreams, ActivationForm::Q8_1Split, Reference::Q6_K};
 
 // Three rows beside the kernels, measured in the same run, declare their inputs like them:
@@ -160,6 +162,8 @@ const std::vector<Step4Kernel> kKernels = {
      w4a8_gemv_q4_k_why_not, kQ4_KSplit, {61}, Pipe::Dp4a},
     {{"gemv_q6_k", "13 M<=8: Q6_K weights (the K-quant of Q4_K_M's sensitive tensors), 12's skeleton; PDL (KQUANTS.md)"},
      launch_w4a8_gemv_q6_k, w4a8_gemv_q6_k_why_not, kQ6_KSplit, {61}, Pipe::Dp4a},
+    {{"gemv_mma_q4_k", "14 M<=8: Q4_K on tensor cores for decoding, 10's skeleton, unsigned codes and the minimum through s; PDL (KQUANTS.md)"},
+     launch_w4a8_gemv_mma_q4_k, w4a8_gemv_mma_q4_k_why_not, kQ4_KMmaSplit, {80}, Pipe::Int8Tensor},
     {{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"}, launch_nothing_after_prepass, runs_any_shape,
      kQuantizerAloneReads},
     {{kCublasSgemm, "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"}, launch_cublas_sgemm,

@@ -13,6 +13,7 @@
 #include "../tests/unit_test.h"
 #include "compensation_demo.h"
 #include "kernels/09_mma_int8.cuh"
+#include "q4_k_mma_layout.h"
 #include "w4a8_layout.cuh"
 #include "w4a8_mma_layout.h"
 
@@ -202,6 +203,39 @@ static void test_mma_int8_repack() {
     EXPECT(bad_trick == 0);
 }
 
+// The Q4_K repack for rung 14, read back through the same PTX table: the code the kernel unpacks
+// (a mask, after a shift for the high nibbles) with the (sc, m) bytes of its row's half of the
+// sub-block word and the (d, dmin) of its super-block must give ggml's dequantized weight, exactly;
+// padding rows give 0. K = 512: two super-blocks, so a wrong super-block index reads other scales.
+static void test_q4_k_mma_repack() {
+    constexpr int64_t N = 21, K = 512, nblocks = K / QK4_0, nsuper = K / QK_K;
+    std::vector<float> w(N * K), deq(N * K);
+    fill_normal(w, 5, 8);
+    std::vector<block_q4_K> blocks(N * nsuper);
+    quantize_row_q4_K_ref(w.data(), blocks.data(), N * K);
+    dequantize_row_q4_K(blocks.data(), deq.data(), N * K);
+    const Q4_KMmaLayout r = repack_q4_k_for_mma(blocks, N, K);
+    EXPECT(r.words.size() == (size_t)(2 * (K / 64) * 32 * 4) && r.sub_scales.size() == (size_t)(2 * nblocks * 8));
+    size_t bad = 0;
+    for (int64_t n = 0; n < 32; ++n)
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int col = 0; col < QK4_0; ++col) {
+                const int64_t tile = n / 16;
+                const int g = (int)(n % 8), half = (int)(n % 16) / 8;
+                const FragmentSlot s = m16n8k32_a_slot((int)(n % 16), col);
+                const uint32_t word = r.words[((tile * (K / 64) + b / 2) * 32 + s.lane) * 4 + (b % 2) * 2 + s.reg % 2];
+                const uint32_t reg = s.reg < 2 ? (word >> 4) & 0x0F0F0F0Fu : word & 0x0F0F0F0Fu;
+                const int q = (int)(reg >> (8 * s.part)) & 0xFF;
+                const uint32_t sm = r.sub_scales[q4_k_mma_sub_scale_index(tile, b, g, K)] >> (16 * half);
+                const uint32_t dd = r.d_dmin[q4_k_mma_d_dmin_index(tile, b / kQ4KMmaSubBlocks, g, half, K)];
+                const float d = fp16_to_fp32((ggml_half)(dd & 0xFFFF)), dmin = fp16_to_fp32((ggml_half)(dd >> 16));
+                const float got = d * (float)(sm & 0xFF) * (float)q - dmin * (float)((sm >> 8) & 0xFF);
+                const float want = n < N ? deq[n * K + b * QK4_0 + col] : 0.f;
+                bad += got != want || q > 15;
+            }
+    EXPECT(bad == 0);
+}
+
 // What part 1 of the lesson demonstrates (compensation_demo.h), as properties: one block's
 // dequantized dot is Σ deq(w)·deq(a), computed here from ggml's dequantizers; on a whole product
 // the compensated form with s = d·Σq has the quantization error itself (to 1%), forgetting the
@@ -306,6 +340,7 @@ int main() {
     test_block_sumi();
     test_repack_round_trip();
     test_mma_int8_repack();
+    test_q4_k_mma_repack();
     test_tolerance_rejects_fp16_scale_product();
     test_act_row_stream_rows();
     test_compensation_demo();

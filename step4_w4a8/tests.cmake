@@ -27,7 +27,9 @@ set_tests_properties(step4_mma_peak PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TI
 # gemv_q4_k (Q4_K, K a multiple of 256): 4352 = 17 super-blocks (136 threads, the last warp partly idle),
 # at M = 1 and 3 (each token count is its own instantiation); 256, one super-block (8 threads of a warp);
 # 15360 and 16384 (60 and 64 super-blocks; M = 8 at 512 threads per CTA). gemv_q6_k (Q6_K) at the same
-# shapes, and at 37 rows: the issue's ragged shapes M = 1, 3 at N = 4100.
+# shapes, and at 37 rows: the issue's ragged shapes M = 1, 3 at N = 4100. gemv_mma_q4_k (Q4_K on rung 10's
+# skeleton) at the same shapes: 4352 = 68 chunks, slices of 4 and 5 that start inside a super-block;
+# 256, one super-block over 4 warps of one chunk each; 16384 at M = 8, 194 KB of shared memory per CTA.
 add_gpu_shape_tests(step4 step4_w4a8
   1x100x32:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
   2x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
@@ -36,7 +38,7 @@ add_gpu_shape_tests(step4 step4_w4a8
   37x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   129x100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   1x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
-  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k
+  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
   1x37x16416:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl
   3x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   13x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
@@ -46,13 +48,13 @@ add_gpu_shape_tests(step4 step4_w4a8
   8x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   5x33x192:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
   7x4101x64:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
-  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k
+  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
   1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
-  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k
-  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k
-  5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k)
+  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
+  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
+  5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -101,6 +103,11 @@ add_sanitizer_test(step4_synccheck_gemv_q4_k_5x37x256 synccheck step4_w4a8 --m 5
 # sums' buffers reused across stages, as for gemv_q4_k.
 add_sanitizer_test(step4_memcheck_gemv_q6_k_3x4101x4352 memcheck step4_w4a8 --m 3 --n 4101 --k 4352 --kernel gemv_q6_k)
 add_sanitizer_test(step4_racecheck_gemv_q6_k_8x2000x16384 racecheck step4_w4a8 --m 8 --n 2000 --k 16384 --kernel gemv_q6_k)
+# gemv_mma_q4_k: its three weight streams on a ragged N (the last tile's missing rows read from the
+# group's first tile), the staged (d_a, s) pairs, and rung 10's per-tile barrier and partial tiles.
+add_sanitizer_test(step4_memcheck_gemv_mma_q4_k_3x4101x4352 memcheck step4_w4a8 --m 3 --n 4101 --k 4352 --kernel gemv_mma_q4_k)
+add_sanitizer_test(step4_racecheck_gemv_mma_q4_k_8x2000x4352 racecheck step4_w4a8 --m 8 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
+add_sanitizer_test(step4_synccheck_gemv_mma_q4_k_2x2000x4352 synccheck step4_w4a8 --m 2 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

@@ -49,6 +49,11 @@ struct W4A8Inputs : W4A8Args {
     const uint8_t* q6k_high;
     const int8_t* q6k_scales;
     const ggml_half* q6k_d;
+    // Q4_K repacked for the tensor-core GEMV (q4_k_mma_layout.h), rung 14's own argument likewise:
+    // codes in fragment order, sub-block scale words, (d, dmin) pairs per super-block.
+    const uint32_t* q4k_mma_words;
+    const uint32_t* q4k_mma_sub_scales;
+    const uint2* q4k_mma_d_dmin;
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

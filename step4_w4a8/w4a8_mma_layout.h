@@ -54,8 +54,9 @@ inline size_t mma8_word_index(int64_t tile, int64_t block, int lane, int word, i
 
 // One lane's two words for one (tile, block): word A = registers 0 (high nibbles) and 2 (low),
 // word B = registers 1 and 3. Byte e of a word holds byte e of both of its registers.
-inline void pack_lane_words(const std::vector<block_q4_0>& w, int64_t N, int64_t tile, int64_t block, int64_t nblocks,
-                            int lane, uint32_t out[2]) {
+// code(n, col) is the 4-bit code of row n at column col of the block; rows past N get `pad`.
+template <class Code>
+inline void pack_lane_words(Code code, int pad, int64_t N, int64_t tile, int lane, uint32_t out[2]) {
     for (int word = 0; word < 2; ++word) {
         uint32_t v = 0;
         for (int e = 0; e < 4; ++e) {
@@ -63,12 +64,30 @@ inline void pack_lane_words(const std::vector<block_q4_0>& w, int64_t N, int64_t
             for (int h = 0; h < 2; ++h) {
                 const Int8FragmentPosition p = mma8_a_position(lane, word + 2 * h, e);
                 const int64_t n = tile * kMmaRows8 + p.row;
-                nib[h] = n < N ? q4_0_code(w[n * nblocks + block], p.col) : 8;
+                nib[h] = n < N ? code(n, p.col) : pad;
             }
             v |= (uint32_t)(nib[0] << 4 | nib[1]) << (8 * e);
         }
         out[word] = v;
     }
+}
+
+// Every (tile, block, lane) of a matrix of 4-bit codes, code(n, block, col), into
+// words[tile][K/64][lane][4] (the layout above).
+template <class Code>
+inline std::vector<uint32_t> pack_mma_words(Code code, int pad, int64_t N, int64_t K) {
+    const int64_t row_tiles = (N + kMmaRows8 - 1) / kMmaRows8, nblocks = K / QK4_0;
+    std::vector<uint32_t> words(row_tiles * (K / kMmaChunk8) * 32 * 4, 0);
+    parallel_for(row_tiles, [&](int64_t tile) {
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int lane = 0; lane < 32; ++lane) {
+                uint32_t pair[2];
+                pack_lane_words([&](int64_t n, int col) { return code(n, b, col); }, pad, N, tile, lane, pair);
+                words[mma8_word_index(tile, b, lane, 0, K)] = pair[0];
+                words[mma8_word_index(tile, b, lane, 1, K)] = pair[1];
+            }
+    });
+    return words;
 }
 
 // K must be a multiple of 64.
@@ -77,16 +96,7 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
     r.row_tiles = (N + kMmaRows8 - 1) / kMmaRows8;
     r.K = K;
     const int64_t nblocks = K / QK4_0;
-    r.words.assign(r.row_tiles * (K / kMmaChunk8) * 32 * 4, 0);
-    parallel_for(r.row_tiles, [&](int64_t tile) {
-        for (int64_t b = 0; b < nblocks; ++b)
-            for (int lane = 0; lane < 32; ++lane) {
-                uint32_t pair[2];
-                pack_lane_words(w, N, tile, b, nblocks, lane, pair);
-                r.words[mma8_word_index(tile, b, lane, 0, K)] = pair[0];
-                r.words[mma8_word_index(tile, b, lane, 1, K)] = pair[1];
-            }
-    });
+    r.words = pack_mma_words([&](int64_t n, int64_t b, int col) { return q4_0_code(w[n * nblocks + b], col); }, 8, N, K);  // 8: zero
     r.scales = q4_0_mma_tile_scales(w, N, K);
     return r;
 }

@@ -22,6 +22,7 @@
 #include "../common/q6_k_q8_1.h"
 #include "../common/reference_gemm.h"
 #include "w4a8_layout.cuh"
+#include "q4_k_mma_layout.h"
 #include "w4a8_mma_layout.h"
 
 #include <array>
@@ -32,9 +33,9 @@
 
 // The forms of the weights: ggml's Q4_0 blocks; the same bytes in two 16-byte aligned streams
 // (q4_0_layout.cuh); Q4_0 in mma.sync fragment order (w4a8_mma_layout.h); Q4_K repacked
-// (q4_k_layout.h); Q6_K repacked (q6_k_layout.h); and the baselines' FP32 matrix and int8 codes
+// (q4_k_layout.h) and in fragment order (q4_k_mma_layout.h); Q6_K repacked (q6_k_layout.h); and the baselines' FP32 matrix and int8 codes
 // n - 8. (None: the quantizer timed alone reads no weights.)
-enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, Q6_KStreams, F32, Int8Codes, kCount };
+enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, Q4_KMma, Q6_KStreams, F32, Int8Codes, kCount };
 // The forms of the activations: Q8_1 made on the GPU by the pre-pass (ggml's blocks; the split
 // layout: codes, then (d, s) pairs; the split layout's codes with d as FP32), or, for the
 // baselines, the FP32 matrix itself and the Q8_1 codes as an int8 matrix.
@@ -64,6 +65,8 @@ inline double weight_form_bytes(WeightForm w, int64_t N, int64_t K) {
         case WeightForm::Q4_0Streams: return nb * (16 + sizeof(ggml_half));
         case WeightForm::Q4_0Mma: return nb * 16 + (double)ceil_div(N, 16) * 16 * (K / QK4_0) * 2;  // codes, half2 pairs padded to 16 rows
         case WeightForm::Q4_KStreams: return (double)N * K / QK_K * sizeof(block_q4_K);
+        case WeightForm::Q4_KMma:  // codes, then per 16 rows padded: a byte pair per sub-block, 4 bytes per super-block
+            return nb * 16 + (double)ceil_div(N, 16) * 16 * ((K / QK4_0) * 2 + (K / QK_K) * 4);
         case WeightForm::Q6_KStreams: return (double)N * K / QK_K * sizeof(block_q6_K);
         case WeightForm::F32: return 4.0 * N * K;
         default: return (double)N * K;  // Int8Codes
@@ -153,6 +156,8 @@ class W4A8Problem {
         a.a_f32 = copy(a_f32_, i), a.w_f32 = copy(w_f32_, i), a.a_i8 = copy(a_i8_, i), a.w_i8 = copy(w_i8_, i);
         a.c_i32 = c_i32_.get();
         a.q6k_low = copy(q6k_low_, i), a.q6k_high = copy(q6k_high_, i), a.q6k_scales = copy(q6k_scales_, i), a.q6k_d = copy(q6k_d_, i);
+        a.q4k_mma_words = copy(q4k_mma_words_, i), a.q4k_mma_sub_scales = copy(q4k_mma_sub_scales_, i);
+        a.q4k_mma_d_dmin = reinterpret_cast<const uint2*>(copy(q4k_mma_d_dmin_, i));
         return a;
     }
 
@@ -266,11 +271,18 @@ class W4A8Problem {
             mma_words_ = upload_rotated(m.words);
             mma_scales_ = upload_rotated(m.scales);
         }
-        if (has(WeightForm::Q4_KStreams) && K % QK_K == 0) {  // likewise
-            Wk_ = quantize_rows_q4_k(W_, N, K);
+        const bool q4_k = has(WeightForm::Q4_KStreams) || has(WeightForm::Q4_KMma);
+        if (q4_k && K % QK_K == 0) Wk_ = quantize_rows_q4_k(W_, N, K);  // likewise
+        if (has(WeightForm::Q4_KStreams) && K % QK_K == 0) {
             const Q4_KRepacked r = repack_q4_k(Wk_);
             q4k_headers_ = upload_rotated(r.headers);
             q4k_codes_ = upload_rotated(r.codes);
+        }
+        if (has(WeightForm::Q4_KMma) && K % QK_K == 0) {
+            const Q4_KMmaLayout m = repack_q4_k_for_mma(Wk_, N, K);
+            q4k_mma_words_ = upload_rotated(m.words);
+            q4k_mma_sub_scales_ = upload_rotated(m.sub_scales);
+            q4k_mma_d_dmin_ = upload_rotated(m.d_dmin);
         }
         if (has(WeightForm::Q6_KStreams) && K % QK_K == 0) {  // likewise
             W6_ = quantize_rows_q6_k(W_, N, K);
@@ -384,7 +396,7 @@ class W4A8Problem {
     DeviceBuffer<uint8_t> w_qs_, q4k_headers_, q4k_codes_, q6k_low_, q6k_high_;
     DeviceBuffer<int8_t> q6k_scales_;
     DeviceBuffer<ggml_half> w_d_, q6k_d_;
-    DeviceBuffer<uint32_t> mma_words_, mma_scales_;
+    DeviceBuffer<uint32_t> mma_words_, mma_scales_, q4k_mma_words_, q4k_mma_sub_scales_, q4k_mma_d_dmin_;
     DeviceBuffer<block_q8_1> a_q8_;
     DeviceBuffer<int8_t> a_qs_;
     DeviceBuffer<uint32_t> a_ds_;

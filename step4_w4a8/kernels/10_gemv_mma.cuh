@@ -52,27 +52,14 @@ struct MmaQ4_0Q8_1 {
         const uint8_t* codes;  // this lane's ldmatrix row at chunk 0
         const float* da;       // d_a / 16 of tokens 2t, 2t + 1 at block 0
 
-        // Codes with cp.async; d_a / 16 as FP32 (the 1/16 undoes the weights' 16·(n - 8)), kBatch
-        // independent loads per lane at once (a loop of load-then-store would wait for L2 per element).
+        // Codes with cp.async; d_a / 16 as FP32 (the 1/16 undoes the weights' 16·(n - 8)).
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            constexpr int kBatch = 8;
-            const int lane = threadIdx.x % 32;
             gemv_mma_stage_rows<TOKENS>(mine, code_stride(max_chunks), reinterpret_cast<const uint8_t*>(p.a_qs), (size_t)p.K,
                                         kMmaChunk8, s);
             float* da = reinterpret_cast<float*>(mine + TOKENS * code_stride(max_chunks));
-            const int entries = s.count * kBlocksPerLoad * gemv_mma::kMaxTokens, b0 = s.first * kBlocksPerLoad;
-            for (int base = lane; base < entries; base += 32 * kBatch) {
-                uint32_t ds[kBatch];
-#pragma unroll
-                for (int u = 0; u < kBatch; ++u) {
-                    const int i = base + 32 * u, b = i / gemv_mma::kMaxTokens, token = min(i % gemv_mma::kMaxTokens, TOKENS - 1);
-                    if (i < entries) ds[u] = p.a_ds[(size_t)token * (p.K / QK4_0) + b0 + b];
-                }
-#pragma unroll
-                for (int u = 0; u < kBatch; ++u)
-                    if (base + 32 * u < entries) da[base + 32 * u] = __low2float(bits_half2(ds[u])) * 0.0625f;
-            }
+            gemv_mma_stage_block_values<TOKENS>(da, p.a_ds, p.K, kBlocksPerLoad, s,
+                                                [](uint32_t ds) { return __low2float(bits_half2(ds)) * 0.0625f; });
             wait_copies<0>();
             __syncwarp();
         }

@@ -27,8 +27,8 @@ const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
 // The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores above).
 const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128"};
 const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8"};
-// Step 4's Q4_K kernels (KQUANTS.md), against llama.cpp's recorded Q4_K times: a GEMV so far.
-const std::vector<std::string> kStep4Q4KContenders = {"gemv_q4_k"};
+// Step 4's Q4_K kernels (KQUANTS.md), against llama.cpp's recorded Q4_K times: decoding (M <= 8) so far.
+const std::vector<std::string> kStep4Q4KContenders = {"gemv_q4_k", "gemv_mma_q4_k"};
 constexpr long long kStep4Q4KMaxM = 8;
 
 struct StepTiming {

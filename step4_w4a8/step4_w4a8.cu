@@ -94,7 +94,7 @@ void demonstrate_compensation(uint64_t seed) {
 
 const std::vector<GemmCase> kLessonCases = {
     {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident", "gemv_q4_k"}},
-    {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma"}},
+    {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma", "gemv_mma_q4_k"}},
     {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_int8"}},
 };
 

@@ -62,7 +62,7 @@ wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/high_nibble_bias
 wgmma_pair_same_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/m0 \+ \(int\)half \* C::kBoxTokens/m0/|step3_w4a16|^step3_shape_129x4100x4224$|gpu
 wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z - first\) \{\}/gridDim.z - first - 1) {}/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
-wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/row_blocks = ceil_div\(ceil_div\(p.N, kMmaRows\), kRowTiles\)/row_blocks = ceil_div(p.N, kMmaRows) \/ kRowTiles/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
+wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/return ceil_div\(ceil_div\(N, \(int64_t\)kMmaRows\), \(int64_t\)kRowTiles\);/return ceil_div(N, (int64_t)kMmaRows) \/ kRowTiles;/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_producer_phase|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\(j \/ C::kStages - 1\) & 1/(j \/ C::kStages) \& 1/|step3_w4a16|^step3_wgmma_shape_513x4100x4224$|gpu
 wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
@@ -168,6 +168,7 @@ gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin
 gemv_mma_q4_k_min_sign|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/fmaf\(-dmin_m, a.y/fmaf(dmin_m, a.y/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_mma_q4_k_row_g_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(int\)\(sm >> \(16 \* r\)\) & 0xFF/(int)sm \& 0xFF/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_mma_q4_k_super_block_of_slice|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(first_chunk \+ codes.j\) \/ kChunksPerSuper/codes.j \/ kChunksPerSuper/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
+gemv_mma_q4_k_pairs_even_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/odd \? w\[t\].w.d\[1\] : w\[t\].w.d\[0\]/w[t].w.d[0]/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_last_superblock_dropped|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = block < p.K \/ 32 - 8;/|step4_w4a8|^step4_memcheck_gemv_q4_k_3x4101x4352$|gpu
 gemv_q6_k_halves_swapped|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/\(int8_t\)\(w.scales & 0xFF\) \* first/(int8_t)(w.scales \& 0xFF) * second/|step4_w4a8|^step4_shape_1x4100x4352$|gpu

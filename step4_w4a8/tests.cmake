@@ -105,7 +105,9 @@ add_sanitizer_test(step4_memcheck_gemv_q6_k_3x4101x4352 memcheck step4_w4a8 --m 
 add_sanitizer_test(step4_racecheck_gemv_q6_k_8x2000x16384 racecheck step4_w4a8 --m 8 --n 2000 --k 16384 --kernel gemv_q6_k)
 # gemv_mma_q4_k: its three weight streams on a ragged N (the last tile's missing rows read from the
 # group's first tile), the staged (d_a, s) pairs, and rung 10's per-tile barrier and partial tiles.
+# M = 3 takes the sub-block pairs (and their zero row), M = 6 one sub-block per mma.
 add_sanitizer_test(step4_memcheck_gemv_mma_q4_k_3x4101x4352 memcheck step4_w4a8 --m 3 --n 4101 --k 4352 --kernel gemv_mma_q4_k)
+add_sanitizer_test(step4_memcheck_gemv_mma_q4_k_6x4101x4352 memcheck step4_w4a8 --m 6 --n 4101 --k 4352 --kernel gemv_mma_q4_k)
 add_sanitizer_test(step4_racecheck_gemv_mma_q4_k_8x2000x4352 racecheck step4_w4a8 --m 8 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
 add_sanitizer_test(step4_synccheck_gemv_mma_q4_k_2x2000x4352 synccheck step4_w4a8 --m 2 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
 

@@ -22,7 +22,8 @@
 // Improves: the tensor cores work while the warps dequantize (one warpgroup's products run while
 // the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
-// holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows.
+// holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows; 256
+// tokens (wgmma's widest N) where such tiles alone fill the GPU (wide_tiles_fill_gpu).
 // At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
 // GPU of 132 SMs (the first version of this rung did, and took the same 21 µs at M = 1 as at
 // M = 256). So the CTAs of a cluster split K: CTA z of S multiplies K-tiles
@@ -72,7 +73,7 @@ constexpr int kWideTokens = 256;                           // and, for the Wide 
 constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
 constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
 
-// TOKENS: the CTA's tokens, the N of wgmma (8 to 128). OVERLAP: two groups of wgmmas in flight, a
+// TOKENS: the CTA's tokens, the N of wgmma (8 to 256). OVERLAP: two groups of wgmmas in flight, a
 // warpgroup dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers),
 // instead of waiting for them first (slower on the H200: LAB_NOTES.md). PAIR: the CTAs of two
 // neighbouring row blocks form a cluster and share their tokens' activations: each asks the TMA
@@ -343,6 +344,9 @@ inline int token_tile(int64_t M) {
     return tokens;
 }
 
+// The CTAs' row blocks of 128 weight rows along N (the grid's x, before pairs).
+inline int64_t row_blocks_of(int64_t N) { return ceil_div(ceil_div(N, (int64_t)kMmaRows), (int64_t)kRowTiles); }
+
 // A launch of C's kernel on `grid`, whose z extent (the splits of K) and, for a pair, two
 // neighbouring x (row blocks) are one cluster when that is more than one CTA.
 // Not copyable: the configuration points at its own attribute.
@@ -405,7 +409,7 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
         tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBoxTokens, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
     auto kernel = w4a16_wgmma_g128<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-    const int64_t row_blocks = ceil_div(ceil_div(p.N, kMmaRows), kRowTiles), token_tiles = ceil_div(p.M, C::kBM);
+    const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
     const int64_t ctas_x = ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
     const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
@@ -413,13 +417,26 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
 }
 }  // namespace wgmma_g128
 
-// WIDE (experiment): from M = 129 on, tiles of 256 tokens (a 64 x 256 x 16 wgmma per warpgroup),
-// so each dequantized weight serves twice the tokens and a stage issues half the wgmmas per product.
-template <bool OVERLAP, bool PAIR, bool WIDE = false>
+namespace wgmma_g128 {
+// Tiles of 256 tokens (a 64 x 256 x 16 wgmma per warpgroup: each dequantized weight serves twice
+// the tokens, a stage issues half the wgmmas per product) pay when they alone fill the GPU; with
+// fewer tiles than SMs the CTAs must split K, and the reduction of 128 accumulators per thread
+// costs more than the halved dequantization saves (H200, 2026-12-02, µs, 128 / 256-token tiles:
+// M = 2048, N = K = 4096: 113.9 / 107.7; M = 512, N = 14336: 116.0 / 106.5; but M = 512,
+// N = K = 4096: 29.8 / 32.4, and M = 256: 18.6 / 31.5).
+inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
+    return p.M > kMaxTokens && row_blocks_of(p.N) * ceil_div(p.M, (int64_t)kWideTokens) >= current_sm_count();
+}
+}  // namespace wgmma_g128
+
+// WIDE_ALWAYS (experiment, `wgmma_g128_wide`): 256-token tiles from M = 129 on, whether or not
+// they fill the GPU, to time them against 128 where the rule above says no.
+template <bool OVERLAP, bool PAIR, bool WIDE_ALWAYS = false>
 inline void launch_w4a16_wgmma_g128(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
-    if constexpr (WIDE)
-        if (p.M > kMaxTokens) return launch_config<TokensConfig<kWideTokens, OVERLAP, PAIR>>(p, s);
+    if constexpr (!PAIR)  // a pair's half box of 128 tokens is not a configuration it was timed in
+        if (p.M > kMaxTokens && (WIDE_ALWAYS || wide_tiles_fill_gpu(p)))
+            return launch_config<TokensConfig<kWideTokens, OVERLAP, PAIR>>(p, s);
     switch (token_tile(p.M)) {
         case 8: return launch_config<TokensConfig<8, OVERLAP, PAIR>>(p, s);
         case 16: return launch_config<TokensConfig<16, OVERLAP, PAIR>>(p, s);

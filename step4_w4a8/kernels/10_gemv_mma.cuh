@@ -101,6 +101,24 @@ struct MmaQ4_0Q8_1 {
     };
 };
 
+// The ldmatrix row of this lane in the block-pair form below (MmaQ4_0Q8_1Pairs; rung 14's Q4_K
+// pairs use it too): matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
+// the zero row; matrix 1 (lanes 8-15) is b1, rows 0-3 the zero row, rows 4-7 tokens 0-3 of the odd
+// block. A token's codes are rows `code_stride` bytes apart from `codes`; row_step is the bytes
+// from one chunk to the next (0 for the zero row).
+constexpr int kPairTokens = 4;  // an mma's 8 columns: 4 tokens of each of two blocks
+struct PairRow {
+    const uint8_t* row;
+    int row_step;
+};
+template <int TOKENS>
+__device__ __forceinline__ PairRow pair_ldmatrix_row(const uint8_t* codes, int code_stride, const uint8_t* zero_row) {
+    const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8;
+    const bool real = (r < kPairTokens) == (matrix == 0);
+    const int token = min(r % kPairTokens, TOKENS - 1);
+    return real ? PairRow{codes + token * code_stride + matrix * QK4_0, kMmaChunk8} : PairRow{zero_row, 0};
+}
+
 // M <= 4: two blocks per mma pair. An mma's 8 columns hold 4 tokens twice: columns 0-3 block 2c
 // of the chunk, columns 4-7 block 2c + 1. Its 32 values of K are half of each block (the first mma
 // the first 16 values of both, the second the last 16), with zeros in B where a column's block is
@@ -113,7 +131,6 @@ struct MmaQ4_0Q8_1Pairs {
     using Args = W4A8Args;
     using Piece = MmaQ4_0Q8_1::Piece;
     using Stream = MmaQ4_0Q8_1::Stream;
-    static constexpr int kPairTokens = 4;
 
     // MmaQ4_0Q8_1's staged activations, then 32 bytes of zeros (B where a column's block is not;
     // both halves of a block, as a real row has).
@@ -133,16 +150,12 @@ struct MmaQ4_0Q8_1Pairs {
             MmaQ4_0Q8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
         }
 
-        // ldmatrix rows: matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
-        // zero; matrix 1 (lanes 8-15) is b1, rows 0-3 zero, rows 4-7 tokens 0-3 of the odd block.
         template <int TOKENS>
         __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
-            const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8, t = lane % 4;
-            const bool real = (r < kPairTokens) == (matrix == 0);
-            const int token = min(r % kPairTokens, TOKENS - 1);
-            row = real ? mine + token * MmaQ4_0Q8_1::code_stride(max_chunks) + matrix * QK4_0
-                       : mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks);
-            row_step = real ? kMmaChunk8 : 0;
+            const int t = threadIdx.x % 4;
+            const PairRow r =
+                pair_ldmatrix_row<TOKENS>(mine, MmaQ4_0Q8_1::code_stride(max_chunks), mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks));
+            row = r.row, row_step = r.row_step;
             da = reinterpret_cast<const float*>(mine + TOKENS * MmaQ4_0Q8_1::code_stride(max_chunks)) + (t / 2) * gemv_mma::kMaxTokens +
                  2 * (t % 2);
         }
@@ -188,14 +201,14 @@ struct MmaQ4_0Q8_1Pairs {
 inline std::string w4a8_gemv_mma_why_not(const GemmCase& c, const Gpu& gpu) {
     using namespace gemv_mma_w4a8;
     if (c.K % kMmaChunk8 != 0) return "needs K to be a multiple of " + std::to_string(kMmaChunk8);
-    return c.M <= MmaQ4_0Q8_1Pairs::kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(c.M, c.K, gpu.smem_per_block_optin)
+    return c.M <= kPairTokens ? gemv_mma_why_not<MmaQ4_0Q8_1Pairs>(c.M, c.K, gpu.smem_per_block_optin)
                                                 : gemv_mma_why_not<MmaQ4_0Q8_1>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a8_gemv_mma(const W4A8Args& p, cudaStream_t s) {
     using namespace gemv_mma_w4a8;
     with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {
         constexpr int kTokens = decltype(tokens)::value;
-        if constexpr (kTokens <= MmaQ4_0Q8_1Pairs::kPairTokens) launch_gemv_mma_tokens<MmaQ4_0Q8_1Pairs, kTokens>(p, s);
+        if constexpr (kTokens <= kPairTokens) launch_gemv_mma_tokens<MmaQ4_0Q8_1Pairs, kTokens>(p, s);
         else launch_gemv_mma_tokens<MmaQ4_0Q8_1, kTokens>(p, s);
     });
 }

@@ -29,6 +29,7 @@
 #include "../../common/small_int_to_float.cuh"
 #include "../q4_k_mma_layout.h"
 #include "../w4a8_layout.cuh"
+#include "10_gemv_mma.cuh"
 
 namespace gemv_mma_q4_k {
 
@@ -45,6 +46,30 @@ struct Q4_KMmaArgs {
     float* c;                    // [M][N]
     int M, N, K;
 };
+
+// The unsigned int8 codes q of a word's high and low nibbles (the layout's registers 0, 1 and 2, 3).
+__device__ __forceinline__ uint32_t high_codes(uint32_t word) { return (word >> 4) & 0x0F0F0F0Fu; }
+__device__ __forceinline__ uint32_t low_codes(uint32_t word) { return word & 0x0F0F0F0Fu; }
+
+// One mma's epilogue: c holds rows g, g + 8 x the lane's two tokens; sm is the sub-block's word
+// {sc[g], m[g], sc[g+8], m[g+8]}, d_dmin its super-block's (d, dmin) of rows g and g + 8, and
+// a = (d_a, s) of the two tokens. C += d·sc·d_a·c − dmin·m·s, exact up to FP32 rounding.
+__device__ __forceinline__ void add_sub_block(float (&acc)[4], const int (&c)[4], uint32_t sm, const float2 (&d_dmin)[2], float4 a) {
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {  // rows g and g + 8
+        const float d_sc = d_dmin[r].x * small_int_to_float((int)(sm >> (16 * r)) & 0xFF);
+        const float dmin_m = d_dmin[r].y * small_int_to_float((int)(sm >> (16 * r + 8)) & 0xFF);
+        acc[2 * r] = fmaf(small_int_to_float(c[2 * r]), d_sc * a.x, fmaf(-dmin_m, a.y, acc[2 * r]));
+        acc[2 * r + 1] = fmaf(small_int_to_float(c[2 * r + 1]), d_sc * a.z, fmaf(-dmin_m, a.w, acc[2 * r + 1]));
+    }
+}
+
+// A chunk's (d, dmin) of rows g and g + 8 per tile, as FP32.
+__device__ __forceinline__ void chunk_d_dmin(float2 (&out)[gemv_mma::kTilesPerItem][2], const uint2* pairs) {
+#pragma unroll
+    for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
+        out[t][0] = __half22float2(bits_half2(pairs[t].x)), out[t][1] = __half22float2(bits_half2(pairs[t].y));
+}
 
 struct MmaQ4_KQ8_1 {
     using Args = Q4_KMmaArgs;
@@ -112,11 +137,10 @@ struct MmaQ4_KQ8_1 {
         // then for each tile: unpack the nibbles, one mma for all tokens, the two-term epilogue.
         __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
                                               int j) const {
-            const uint32_t nibbles = 0x0F0F0F0Fu;
+            const uint2 pairs[gemv_mma::kTilesPerItem] = {w[0].d_dmin, w[1].d_dmin};
+            static_assert(gemv_mma::kTilesPerItem == 2, "one pair per tile of the group");
             float2 d_dmin[gemv_mma::kTilesPerItem][2];  // per tile: rows g and g + 8
-#pragma unroll
-            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
-                d_dmin[t][0] = __half22float2(bits_half2(w[t].d_dmin.x)), d_dmin[t][1] = __half22float2(bits_half2(w[t].d_dmin.y));
+            chunk_d_dmin(d_dmin, pairs);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int block = kBlocksPerLoad * j + h;  // within the slice
@@ -126,20 +150,78 @@ struct MmaQ4_KQ8_1 {
 #pragma unroll
                 for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
                     const uint32_t word_a = h == 0 ? w[t].w.q.x : w[t].w.q.z, word_b = h == 0 ? w[t].w.q.y : w[t].w.q.w;
-                    const uint32_t q[4] = {(word_a >> 4) & nibbles, (word_b >> 4) & nibbles, word_a & nibbles, word_b & nibbles};
+                    const uint32_t q[4] = {high_codes(word_a), high_codes(word_b), low_codes(word_a), low_codes(word_b)};
                     int c[4] = {0, 0, 0, 0};
                     mma_m16n8k32_s8_s32(c, q, b);
-                    const uint32_t sm = w[t].w.d[h];  // {sc[g], m[g], sc[g+8], m[g+8]}
-#pragma unroll
-                    for (int r = 0; r < 2; ++r) {  // rows g and g + 8
-                        const float d_sc = d_dmin[t][r].x * small_int_to_float((int)(sm >> (16 * r)) & 0xFF);
-                        const float dmin_m = d_dmin[t][r].y * small_int_to_float((int)(sm >> (16 * r + 8)) & 0xFF);
-                        acc[t][2 * r] = fmaf(small_int_to_float(c[2 * r]), d_sc * a.x, fmaf(-dmin_m, a.y, acc[t][2 * r]));
-                        acc[t][2 * r + 1] = fmaf(small_int_to_float(c[2 * r + 1]), d_sc * a.z, fmaf(-dmin_m, a.w, acc[t][2 * r + 1]));
-                    }
+                    add_sub_block(acc[t], c, w[t].w.d[h], d_dmin[t], a);
                 }
             }
         }
+    };
+};
+
+// M <= 4: two sub-blocks per mma pair, as rung 10's MmaQ4_0Q8_1Pairs does for Q4_0 blocks (its
+// comment has the whole scheme): columns 0-3 are tokens 0-3 of sub-block 2c, columns 4-7 of 2c + 1,
+// the first mma takes the first 16 values of both, the second the last 16, with zeros in B where a
+// column's sub-block is not. Lane (g, t) then holds one sub-block's sums (2c + t / 2) for tokens
+// 2(t % 2), +1, and its epilogue (two scales per row, the minimum) runs once per chunk instead of twice.
+struct MmaQ4_KQ8_1Pairs {
+    using Args = Q4_KMmaArgs;
+    using Piece = MmaQ4_KQ8_1::Piece;
+    using Stream = MmaQ4_KQ8_1::Stream;
+
+    // MmaQ4_KQ8_1's staged activations, then a zero row of 32 bytes.
+    static constexpr int kZeroBytes = QK8_1;
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_KQ8_1::act_bytes(tokens, max_chunks) + kZeroBytes; }
+
+    struct Acts {
+        const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
+        int row_step;        // bytes per chunk: 64, or 0 for the zero row
+        const float4* da_s;  // (d_a, s) of this lane's two tokens at its sub-block of chunk 0
+
+        template <int TOKENS>
+        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
+            static_assert(TOKENS <= gemv_mma_w4a8::kPairTokens, "two sub-blocks per mma leave 4 columns per sub-block");
+            const int lane = threadIdx.x % 32;
+            if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + MmaQ4_KQ8_1::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
+            MmaQ4_KQ8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+        }
+
+        template <int TOKENS>
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+            const int t = threadIdx.x % 4;
+            const gemv_mma_w4a8::PairRow r = gemv_mma_w4a8::pair_ldmatrix_row<TOKENS>(mine, MmaQ4_KQ8_1::code_stride(max_chunks),
+                                                                                    mine + MmaQ4_KQ8_1::act_bytes(TOKENS, max_chunks));
+            row = r.row, row_step = r.row_step;
+            // float4 i of a sub-block holds slots 2i, 2i + 1: sub-block t / 2 of the chunk, slots 2(t % 2), +1
+            da_s = reinterpret_cast<const float4*>(mine + TOKENS * MmaQ4_KQ8_1::code_stride(max_chunks)) +
+                   (t / 2) * (gemv_mma::kMaxTokens / 2) + t % 2;
+        }
+
+        __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
+                                              int j) const {
+            const int odd = (threadIdx.x % 4) / 2;  // this lane's C columns: the chunk's odd sub-block?
+            uint32_t b[2][2];                        // per half of the sub-blocks
+#pragma unroll
+            for (int h = 0; h < 2; ++h) ldmatrix_x2(b[h], row + j * row_step + h * 16);
+            const float4 a = da_s[j * kBlocksPerLoad * (gemv_mma::kMaxTokens / 2)];
+            const uint2 pairs[gemv_mma::kTilesPerItem] = {w[0].d_dmin, w[1].d_dmin};
+            float2 d_dmin[gemv_mma::kTilesPerItem][2];
+            chunk_d_dmin(d_dmin, pairs);
+#pragma unroll
+            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
+                const uint4 q = w[t].w.q;  // {A, B} of the even sub-block, {A', B'} of the odd one
+                const uint32_t first[4] = {high_codes(q.x), high_codes(q.y), high_codes(q.z), high_codes(q.w)};
+                const uint32_t second[4] = {low_codes(q.x), low_codes(q.y), low_codes(q.z), low_codes(q.w)};
+                int c[4] = {0, 0, 0, 0};
+                mma_m16n8k32_s8_s32(c, first, b[0]);
+                mma_m16n8k32_s8_s32(c, second, b[1]);
+                add_sub_block(acc[t], c, odd ? w[t].w.d[1] : w[t].w.d[0], d_dmin[t], a);
+            }
+        }
+
+        // Lanes t and t + 2 hold the same outputs, from the two sub-blocks of each chunk.
+        __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) { gemv_mma_w4a8::MmaQ4_0Q8_1Pairs::Acts::fold(acc); }
     };
 };
 
@@ -147,11 +229,17 @@ struct MmaQ4_KQ8_1 {
 
 inline std::string w4a8_gemv_mma_q4_k_why_not(const GemmCase& c, const Gpu& gpu) {
     if (c.K % QK_K != 0) return "Q4_K: K must be a multiple of 256 (whole super-blocks)";
-    return gemv_mma_why_not<gemv_mma_q4_k::MmaQ4_KQ8_1>(c.M, c.K, gpu.smem_per_block_optin);
+    using namespace gemv_mma_q4_k;
+    return c.M <= gemv_mma_w4a8::kPairTokens ? gemv_mma_why_not<MmaQ4_KQ8_1Pairs>(c.M, c.K, gpu.smem_per_block_optin)
+                                             : gemv_mma_why_not<MmaQ4_KQ8_1>(c.M, c.K, gpu.smem_per_block_optin);
 }
 inline void launch_w4a8_gemv_mma_q4_k(const W4A8Args& args, cudaStream_t s) {
     const W4A8Inputs& in = static_cast<const W4A8Inputs&>(args);
     const gemv_mma_q4_k::Q4_KMmaArgs p{in.q4k_mma_words, in.q4k_mma_sub_scales, in.q4k_mma_d_dmin, in.a_qs, in.a_ds, in.c,
                                        in.M, in.N, in.K};
-    launch_gemv_mma<gemv_mma_q4_k::MmaQ4_KQ8_1>(p, s);
+    with_count_up_to<gemv_mma::kMaxTokens>(p.M, [&](auto tokens) {
+        constexpr int kTokens = decltype(tokens)::value;
+        if constexpr (kTokens <= gemv_mma_w4a8::kPairTokens) launch_gemv_mma_tokens<gemv_mma_q4_k::MmaQ4_KQ8_1Pairs, kTokens>(p, s);
+        else launch_gemv_mma_tokens<gemv_mma_q4_k::MmaQ4_KQ8_1, kTokens>(p, s);
+    });
 }

@@ -98,6 +98,26 @@ __device__ __forceinline__ void gemv_mma_stage_block_values(T* out, const uint32
     }
 }
 
+// The staged activations of a format with one 32-value block per mma (step 4's rungs 10 and 14):
+// the codes of the warp's slice for every token (int8, rows `code_stride` bytes apart, cp.async),
+// then one T per (block, token slot), convert(the block's (d, s) word); all landed on return.
+template <int TOKENS, class T, class Convert>
+__device__ __forceinline__ void gemv_mma_stage_codes_and_scales(uint8_t* mine, int code_stride, const int8_t* a_qs, const uint32_t* a_ds,
+                                                                int K, Slice s, Convert convert) {
+    gemv_mma_stage_rows<TOKENS>(mine, code_stride, reinterpret_cast<const uint8_t*>(a_qs), (size_t)K, gemv_mma::kChunkK, s);
+    gemv_mma_stage_block_values<TOKENS>(reinterpret_cast<T*>(mine + TOKENS * code_stride), a_ds, K, gemv_mma::kChunkK / 32, s, convert);
+    wait_copies<0>();
+    __syncwarp();
+}
+
+// This lane's ldmatrix row in such a stage: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes
+// 0-15 of a block, lanes 8-15 at 16-31.
+template <int TOKENS>
+__device__ __forceinline__ const uint8_t* gemv_mma_token_row(const uint8_t* mine, int code_stride) {
+    const int lane = threadIdx.x % 32;
+    return mine + min(lane % 8, TOKENS - 1) * code_stride + ((lane / 8) % 2) * 16;
+}
+
 // Tiles of the group starting at first_tile that exist (the last group may be short); a piece of a
 // missing tile is read from the group's first tile instead: finite data whose rows are never stored.
 __device__ __forceinline__ int gemv_mma_tiles_in_group(int first_tile, int row_tiles) {

@@ -55,20 +55,14 @@ struct MmaQ4_0Q8_1 {
         // Codes with cp.async; d_a / 16 as FP32 (the 1/16 undoes the weights' 16·(n - 8)).
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            gemv_mma_stage_rows<TOKENS>(mine, code_stride(max_chunks), reinterpret_cast<const uint8_t*>(p.a_qs), (size_t)p.K,
-                                        kMmaChunk8, s);
-            float* da = reinterpret_cast<float*>(mine + TOKENS * code_stride(max_chunks));
-            gemv_mma_stage_block_values<TOKENS>(da, p.a_ds, p.K, kBlocksPerLoad, s,
-                                                [](uint32_t ds) { return __low2float(bits_half2(ds)) * 0.0625f; });
-            wait_copies<0>();
-            __syncwarp();
+            gemv_mma_stage_codes_and_scales<TOKENS, float>(mine, code_stride(max_chunks), p.a_qs, p.a_ds, p.K, s,
+                                                           [](uint32_t ds) { return __low2float(bits_half2(ds)) * 0.0625f; });
         }
 
-        // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes 0-15 of a block, lanes 8-15 at 16-31.
         template <int TOKENS>
         __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
             const int lane = threadIdx.x % 32;
-            codes = mine + min(lane % 8, TOKENS - 1) * code_stride(max_chunks) + ((lane / 8) % 2) * 16;
+            codes = gemv_mma_token_row<TOKENS>(mine, code_stride(max_chunks));
             da = reinterpret_cast<const float*>(mine + TOKENS * code_stride(max_chunks)) + 2 * (lane % 4);
         }
 
@@ -101,23 +95,39 @@ struct MmaQ4_0Q8_1 {
     };
 };
 
-// The ldmatrix row of this lane in the block-pair form below (MmaQ4_0Q8_1Pairs; rung 14's Q4_K
-// pairs use it too): matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
-// the zero row; matrix 1 (lanes 8-15) is b1, rows 0-3 the zero row, rows 4-7 tokens 0-3 of the odd
-// block. A token's codes are rows `code_stride` bytes apart from `codes`; row_step is the bytes
-// from one chunk to the next (0 for the zero row).
 constexpr int kPairTokens = 4;  // an mma's 8 columns: 4 tokens of each of two blocks
 struct PairRow {
-    const uint8_t* row;
-    int row_step;
+    const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
+    int row_step;        // bytes per chunk: 64, or 0 for the zero row
 };
-template <int TOKENS>
-__device__ __forceinline__ PairRow pair_ldmatrix_row(const uint8_t* codes, int code_stride, const uint8_t* zero_row) {
-    const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8;
-    const bool real = (r < kPairTokens) == (matrix == 0);
-    const int token = min(r % kPairTokens, TOKENS - 1);
-    return real ? PairRow{codes + token * code_stride + matrix * QK4_0, kMmaChunk8} : PairRow{zero_row, 0};
-}
+
+// The block-pair form (below) over a format Base that stages one block per mma (MmaQ4_0Q8_1 here,
+// rung 14's Q4_K format too): Base's staged activations, then a zero row of 32 bytes (B where a
+// column's block is not; both halves of a block, as a real row has), and this lane's ldmatrix row:
+// matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7 the zero row;
+// matrix 1 (lanes 8-15) is b1, rows 0-3 the zero row, rows 4-7 tokens 0-3 of the odd block.
+template <class Base>
+struct PairStaging {
+    static constexpr int kZeroBytes = QK4_0;
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Base::act_bytes(tokens, max_chunks) + kZeroBytes; }
+
+    template <int TOKENS>
+    __device__ static void stage(uint8_t* mine, const typename Base::Args& p, int max_chunks, Slice s) {
+        static_assert(TOKENS <= kPairTokens, "two blocks per mma leave 4 columns per block");
+        const int lane = threadIdx.x % 32;
+        if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + Base::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
+        Base::Acts::template stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+    }
+
+    template <int TOKENS>
+    __device__ static PairRow row(const uint8_t* mine, int max_chunks) {
+        const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8;
+        const bool real = (r < kPairTokens) == (matrix == 0);
+        const int token = min(r % kPairTokens, TOKENS - 1);
+        return real ? PairRow{mine + token * Base::code_stride(max_chunks) + matrix * QK4_0, kMmaChunk8}
+                    : PairRow{mine + Base::act_bytes(TOKENS, max_chunks), 0};
+    }
+};
 
 // M <= 4: two blocks per mma pair. An mma's 8 columns hold 4 tokens twice: columns 0-3 block 2c
 // of the chunk, columns 4-7 block 2c + 1. Its 32 values of K are half of each block (the first mma
@@ -132,10 +142,8 @@ struct MmaQ4_0Q8_1Pairs {
     using Piece = MmaQ4_0Q8_1::Piece;
     using Stream = MmaQ4_0Q8_1::Stream;
 
-    // MmaQ4_0Q8_1's staged activations, then 32 bytes of zeros (B where a column's block is not;
-    // both halves of a block, as a real row has).
-    static constexpr int kZeroBytes = QK4_0;
-    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_0Q8_1::act_bytes(tokens, max_chunks) + kZeroBytes; }
+    using Staging = PairStaging<MmaQ4_0Q8_1>;
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Staging::act_bytes(tokens, max_chunks); }
 
     struct Acts {
         const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
@@ -144,17 +152,13 @@ struct MmaQ4_0Q8_1Pairs {
 
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            static_assert(TOKENS <= kPairTokens, "two blocks per mma leave 4 columns per block");
-            const int lane = threadIdx.x % 32;
-            if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
-            MmaQ4_0Q8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+            Staging::stage<TOKENS>(mine, p, max_chunks, s);
         }
 
         template <int TOKENS>
         __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
             const int t = threadIdx.x % 4;
-            const PairRow r =
-                pair_ldmatrix_row<TOKENS>(mine, MmaQ4_0Q8_1::code_stride(max_chunks), mine + MmaQ4_0Q8_1::act_bytes(TOKENS, max_chunks));
+            const PairRow r = Staging::row<TOKENS>(mine, max_chunks);
             row = r.row, row_step = r.row_step;
             da = reinterpret_cast<const float*>(mine + TOKENS * MmaQ4_0Q8_1::code_stride(max_chunks)) + (t / 2) * gemv_mma::kMaxTokens +
                  2 * (t % 2);

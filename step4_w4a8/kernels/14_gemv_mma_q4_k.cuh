@@ -116,20 +116,14 @@ struct MmaQ4_KQ8_1 {
 
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            gemv_mma_stage_rows<TOKENS>(mine, code_stride(max_chunks), reinterpret_cast<const uint8_t*>(p.a_qs), (size_t)p.K,
-                                        kMmaChunk8, s);
-            float2* da_s = reinterpret_cast<float2*>(mine + TOKENS * code_stride(max_chunks));
-            gemv_mma_stage_block_values<TOKENS>(da_s, p.a_ds, p.K, kBlocksPerLoad, s,
-                                                [](uint32_t ds) { return __half22float2(bits_half2(ds)); });
-            wait_copies<0>();
-            __syncwarp();
+            gemv_mma_stage_codes_and_scales<TOKENS, float2>(mine, code_stride(max_chunks), p.a_qs, p.a_ds, p.K, s,
+                                                            [](uint32_t ds) { return __half22float2(bits_half2(ds)); });
         }
 
-        // ldmatrix rows: lanes 0-7 give tokens 0-7 (clamped to M - 1) at codes 0-15 of a block, lanes 8-15 at 16-31.
         template <int TOKENS>
         __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
             const int lane = threadIdx.x % 32;
-            codes = mine + min(lane % 8, TOKENS - 1) * code_stride(max_chunks) + ((lane / 8) % 2) * 16;
+            codes = gemv_mma_token_row<TOKENS>(mine, code_stride(max_chunks));
             da_s = reinterpret_cast<const float4*>(mine + TOKENS * code_stride(max_chunks)) + lane % 4;
         }
 
@@ -170,9 +164,8 @@ struct MmaQ4_KQ8_1Pairs {
     using Piece = MmaQ4_KQ8_1::Piece;
     using Stream = MmaQ4_KQ8_1::Stream;
 
-    // MmaQ4_KQ8_1's staged activations, then a zero row of 32 bytes.
-    static constexpr int kZeroBytes = QK8_1;
-    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return MmaQ4_KQ8_1::act_bytes(tokens, max_chunks) + kZeroBytes; }
+    using Staging = gemv_mma_w4a8::PairStaging<MmaQ4_KQ8_1>;  // MmaQ4_KQ8_1's activations, then a zero row
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Staging::act_bytes(tokens, max_chunks); }
 
     struct Acts {
         const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
@@ -181,17 +174,13 @@ struct MmaQ4_KQ8_1Pairs {
 
         template <int TOKENS>
         __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            static_assert(TOKENS <= gemv_mma_w4a8::kPairTokens, "two sub-blocks per mma leave 4 columns per sub-block");
-            const int lane = threadIdx.x % 32;
-            if (lane < kZeroBytes / 16) reinterpret_cast<uint4*>(mine + MmaQ4_KQ8_1::act_bytes(TOKENS, max_chunks))[lane] = make_uint4(0, 0, 0, 0);
-            MmaQ4_KQ8_1::Acts::stage<TOKENS>(mine, p, max_chunks, s);  // ends with __syncwarp
+            Staging::stage<TOKENS>(mine, p, max_chunks, s);
         }
 
         template <int TOKENS>
         __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
             const int t = threadIdx.x % 4;
-            const gemv_mma_w4a8::PairRow r = gemv_mma_w4a8::pair_ldmatrix_row<TOKENS>(mine, MmaQ4_KQ8_1::code_stride(max_chunks),
-                                                                                    mine + MmaQ4_KQ8_1::act_bytes(TOKENS, max_chunks));
+            const gemv_mma_w4a8::PairRow r = Staging::row<TOKENS>(mine, max_chunks);
             row = r.row, row_step = r.row_step;
             // float4 i of a sub-block holds slots 2i, 2i + 1: sub-block t / 2 of the chunk, slots 2(t % 2), +1
             da_s = reinterpret_cast<const float4*>(mine + TOKENS * MmaQ4_KQ8_1::code_stride(max_chunks)) +

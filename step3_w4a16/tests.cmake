@@ -37,9 +37,9 @@ add_gpu_shape_tests(step3 step3_w4a16
   8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128)
 # The Hopper rung at the sizes issue 28 names (N = 4100: a ragged last row block; K = 4224: 66
 # K-tiles, which the splits share unevenly): token tiles of 8, 16, 64 and 128, K split 8 ways
-# (M <= 16), 4 ways (M = 37) and 2 ways (M = 129 and 513: 66 and 165 tiles of 128 tokens); 1100 at
-# K = 640: 33 row blocks x 5 tiles of 256 tokens (the last with 76) fill a 132-SM GPU, so wgmma_g128
-# itself takes the wide tiles, unsplit, through a ring of 5 stages twice.
+# (M <= 16), 4 ways (M = 37) and 2 ways (M = 129: 66 tiles of 128 tokens); M = 513: 33 row blocks x 3
+# tiles of 256 tokens (the last with 1) are 75% of a 132-SM GPU, so wgmma_g128 takes the wide tiles;
+# 1100 at K = 640: 5 wide tiles per row block (the last with 76), unsplit, through a ring of 5 stages twice.
 add_gpu_shape_tests(step3_wgmma step3_w4a16
   1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
   3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128

@@ -23,7 +23,7 @@
 // the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
 // holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows; 256
-// tokens (wgmma's widest N) where such tiles alone fill the GPU (wide_tiles_fill_gpu).
+// tokens (wgmma's widest N) where such tiles nearly fill the GPU by themselves (wide_tiles_fill_gpu).
 // At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
 // GPU of 132 SMs (the first version of this rung did, and took the same 21 µs at M = 1 as at
 // M = 256). So the CTAs of a cluster split K: CTA z of S multiplies K-tiles
@@ -419,13 +419,15 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
 
 namespace wgmma_g128 {
 // Tiles of 256 tokens (a 64 x 256 x 16 wgmma per warpgroup: each dequantized weight serves twice
-// the tokens, a stage issues half the wgmmas per product) pay when they alone fill the GPU; with
-// fewer tiles than SMs the CTAs must split K, and the reduction of 128 accumulators per thread
-// costs more than the halved dequantization saves (H200, 2026-12-02, µs, 128 / 256-token tiles:
-// M = 2048, N = K = 4096: 113.9 / 107.7; M = 512, N = 14336: 116.0 / 106.5; but M = 512,
-// N = K = 4096: 29.8 / 32.4, and M = 256: 18.6 / 31.5).
+// the tokens, a stage issues half the wgmmas per product) pay when they nearly fill the GPU by
+// themselves (at least 70% of the SMs); with fewer, the CTAs must split K, and the reduction of
+// 128 accumulators per thread costs more than the halved dequantization saves (H200, 2026-12-02,
+// µs, 128 / 256-token tiles, N = K = 4096 unless said: M = 768 (96 wide tiles): 57.5 / 53.2;
+// M = 1024: 58.1 / 54.8; M = 2048: 113.9 / 107.7; M = 512, N = 14336: 116.0 / 106.5; but M = 512
+// (64 wide tiles): 29.8 / 32.4, and M = 256: 18.6 / 31.5).
 inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
-    return p.M > kMaxTokens && row_blocks_of(p.N) * ceil_div(p.M, (int64_t)kWideTokens) >= current_sm_count();
+    const int64_t wide_tiles = row_blocks_of(p.N) * ceil_div(p.M, (int64_t)kWideTokens);
+    return p.M > kMaxTokens && 10 * wide_tiles >= 7 * (int64_t)current_sm_count();
 }
 }  // namespace wgmma_g128
 

@@ -427,7 +427,7 @@ namespace wgmma_g128 {
 // (64 wide tiles): 29.8 / 32.4, and M = 256: 18.6 / 31.5).
 inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
     const int64_t wide_tiles = row_blocks_of(p.N) * ceil_div(p.M, (int64_t)kWideTokens);
-    return p.M > kMaxTokens && 10 * wide_tiles >= 7 * (int64_t)current_sm_count();
+    return 10 * wide_tiles >= 7 * (int64_t)current_sm_count();
 }
 }  // namespace wgmma_g128
 

@@ -96,19 +96,20 @@ struct MmaQ4_0Q8_1 {
 };
 
 constexpr int kPairTokens = 4;  // an mma's 8 columns: 4 tokens of each of two blocks
-struct PairRow {
+
+// What the Acts of every block-pair format (below; rung 14's Q4_K pairs too) share, over a format
+// Base that stages one block per mma (MmaQ4_0Q8_1 here): Base's staged activations, then a zero row
+// of 32 bytes (B where a column's block is not; both halves of a block, as a real row has); this
+// lane's ldmatrix row: matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7
+// the zero row; matrix 1 (lanes 8-15) is b1, rows 0-3 the zero row, rows 4-7 tokens 0-3 of the
+// odd block; and the fold: lanes t and t + 2 hold the same outputs, from the two blocks of each
+// chunk, and add them at the end of a tile.
+template <class Base>
+struct PairActs {
+    static constexpr int kZeroBytes = QK4_0;
     const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
     int row_step;        // bytes per chunk: 64, or 0 for the zero row
-};
 
-// The block-pair form (below) over a format Base that stages one block per mma (MmaQ4_0Q8_1 here,
-// rung 14's Q4_K format too): Base's staged activations, then a zero row of 32 bytes (B where a
-// column's block is not; both halves of a block, as a real row has), and this lane's ldmatrix row:
-// matrix 0 (lanes 0-7) is b0, rows 0-3 tokens 0-3 of the even block, rows 4-7 the zero row;
-// matrix 1 (lanes 8-15) is b1, rows 0-3 the zero row, rows 4-7 tokens 0-3 of the odd block.
-template <class Base>
-struct PairStaging {
-    static constexpr int kZeroBytes = QK4_0;
     __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Base::act_bytes(tokens, max_chunks) + kZeroBytes; }
 
     template <int TOKENS>
@@ -120,12 +121,30 @@ struct PairStaging {
     }
 
     template <int TOKENS>
-    __device__ static PairRow row(const uint8_t* mine, int max_chunks) {
+    __device__ PairActs(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+        const Row r = lane_row<TOKENS>(mine, max_chunks);
+        row = r.row, row_step = r.step;
+    }
+
+    __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) {
+#pragma unroll
+        for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[t][i] += __shfl_xor_sync(0xFFFFFFFFu, acc[t][i], 2);
+    }
+
+  private:
+    struct Row {
+        const uint8_t* row;
+        int step;
+    };
+    template <int TOKENS>
+    __device__ static Row lane_row(const uint8_t* mine, int max_chunks) {
         const int lane = threadIdx.x % 32, matrix = (lane / 8) % 2, r = lane % 8;
         const bool real = (r < kPairTokens) == (matrix == 0);
         const int token = min(r % kPairTokens, TOKENS - 1);
-        return real ? PairRow{mine + token * Base::code_stride(max_chunks) + matrix * QK4_0, kMmaChunk8}
-                    : PairRow{mine + Base::act_bytes(TOKENS, max_chunks), 0};
+        return real ? Row{mine + token * Base::code_stride(max_chunks) + matrix * QK4_0, kMmaChunk8}
+                    : Row{mine + Base::act_bytes(TOKENS, max_chunks), 0};
     }
 };
 
@@ -142,24 +161,15 @@ struct MmaQ4_0Q8_1Pairs {
     using Piece = MmaQ4_0Q8_1::Piece;
     using Stream = MmaQ4_0Q8_1::Stream;
 
-    using Staging = PairStaging<MmaQ4_0Q8_1>;
-    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Staging::act_bytes(tokens, max_chunks); }
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return PairActs<MmaQ4_0Q8_1>::act_bytes(tokens, max_chunks); }
 
-    struct Acts {
-        const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
-        int row_step;        // bytes per chunk: 64, or 0 for the zero row
-        const float* da;     // d_a / 16 of this lane's two tokens at its block of chunk 0
+    struct Acts : PairActs<MmaQ4_0Q8_1> {
+        const float* da;  // d_a / 16 of this lane's two tokens at its block of chunk 0
 
         template <int TOKENS>
-        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            Staging::stage<TOKENS>(mine, p, max_chunks, s);
-        }
-
-        template <int TOKENS>
-        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS> tokens)
+            : PairActs<MmaQ4_0Q8_1>(mine, max_chunks, tokens) {
             const int t = threadIdx.x % 4;
-            const PairRow r = Staging::row<TOKENS>(mine, max_chunks);
-            row = r.row, row_step = r.row_step;
             da = reinterpret_cast<const float*>(mine + TOKENS * MmaQ4_0Q8_1::code_stride(max_chunks)) + (t / 2) * gemv_mma::kMaxTokens +
                  2 * (t % 2);
         }
@@ -188,14 +198,6 @@ struct MmaQ4_0Q8_1Pairs {
                 acc[t][2] = fmaf((float)c[2], dw.y * d_a.x, acc[t][2]);
                 acc[t][3] = fmaf((float)c[3], dw.y * d_a.y, acc[t][3]);
             }
-        }
-
-        // Lanes t and t + 2 hold the same outputs, from the two blocks of each chunk.
-        __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) {
-#pragma unroll
-            for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
-#pragma unroll
-                for (int i = 0; i < 4; ++i) acc[t][i] += __shfl_xor_sync(0xFFFFFFFFu, acc[t][i], 2);
         }
     };
 };

@@ -64,13 +64,6 @@ __device__ __forceinline__ void add_sub_block(float (&acc)[4], const int (&c)[4]
     }
 }
 
-// A chunk's (d, dmin) of rows g and g + 8 per tile, as FP32.
-__device__ __forceinline__ void chunk_d_dmin(float2 (&out)[gemv_mma::kTilesPerItem][2], const uint2* pairs) {
-#pragma unroll
-    for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
-        out[t][0] = __half22float2(bits_half2(pairs[t].x)), out[t][1] = __half22float2(bits_half2(pairs[t].y));
-}
-
 struct MmaQ4_KQ8_1 {
     using Args = Q4_KMmaArgs;
     static constexpr int kRowPad = 16;  // bytes after each token's codes: ldmatrix rows fall in different banks
@@ -79,6 +72,12 @@ struct MmaQ4_KQ8_1 {
         BlockScalePiece w;  // 16 bytes of codes and the sub-block scale words of blocks 2c and 2c + 1
         uint2 d_dmin;       // the chunk's super-block: (d, dmin) of rows g and g + 8
     };
+    // A chunk's (d, dmin) of rows g and g + 8 per tile, as FP32.
+    __device__ static void d_dmin_of(float2 (&out)[gemv_mma::kTilesPerItem][2], const Piece (&w)[gemv_mma::kTilesPerItem]) {
+#pragma unroll
+        for (int t = 0; t < gemv_mma::kTilesPerItem; ++t)
+            out[t][0] = __half22float2(bits_half2(w[t].d_dmin.x)), out[t][1] = __half22float2(bits_half2(w[t].d_dmin.y));
+    }
     // Rung 10's stream for the codes and the per-sub-block words (the same shapes), and beside it
     // the per-super-block pair, read again for each of its 4 chunks (from L1 after the first).
     struct Stream {
@@ -131,10 +130,8 @@ struct MmaQ4_KQ8_1 {
         // then for each tile: unpack the nibbles, one mma for all tokens, the two-term epilogue.
         __device__ __forceinline__ void chunk(float (&acc)[gemv_mma::kTilesPerItem][4], const Piece (&w)[gemv_mma::kTilesPerItem],
                                               int j) const {
-            const uint2 pairs[gemv_mma::kTilesPerItem] = {w[0].d_dmin, w[1].d_dmin};
-            static_assert(gemv_mma::kTilesPerItem == 2, "one pair per tile of the group");
             float2 d_dmin[gemv_mma::kTilesPerItem][2];  // per tile: rows g and g + 8
-            chunk_d_dmin(d_dmin, pairs);
+            d_dmin_of(d_dmin, w);
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int block = kBlocksPerLoad * j + h;  // within the slice
@@ -164,24 +161,15 @@ struct MmaQ4_KQ8_1Pairs {
     using Piece = MmaQ4_KQ8_1::Piece;
     using Stream = MmaQ4_KQ8_1::Stream;
 
-    using Staging = gemv_mma_w4a8::PairStaging<MmaQ4_KQ8_1>;  // MmaQ4_KQ8_1's activations, then a zero row
-    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Staging::act_bytes(tokens, max_chunks); }
+    using Shared = gemv_mma_w4a8::PairActs<MmaQ4_KQ8_1>;  // MmaQ4_KQ8_1's activations, a zero row, the fold
+    __host__ __device__ static int act_bytes(int tokens, int max_chunks) { return Shared::act_bytes(tokens, max_chunks); }
 
-    struct Acts {
-        const uint8_t* row;  // this lane's ldmatrix row at chunk 0: a token's codes, or the zero row
-        int row_step;        // bytes per chunk: 64, or 0 for the zero row
+    struct Acts : Shared {
         const float4* da_s;  // (d_a, s) of this lane's two tokens at its sub-block of chunk 0
 
         template <int TOKENS>
-        __device__ static void stage(uint8_t* mine, const Args& p, int max_chunks, Slice s) {
-            Staging::stage<TOKENS>(mine, p, max_chunks, s);
-        }
-
-        template <int TOKENS>
-        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS>) {
+        __device__ Acts(const uint8_t* mine, int max_chunks, std::integral_constant<int, TOKENS> tokens) : Shared(mine, max_chunks, tokens) {
             const int t = threadIdx.x % 4;
-            const gemv_mma_w4a8::PairRow r = Staging::row<TOKENS>(mine, max_chunks);
-            row = r.row, row_step = r.row_step;
             // float4 i of a sub-block holds slots 2i, 2i + 1: sub-block t / 2 of the chunk, slots 2(t % 2), +1
             da_s = reinterpret_cast<const float4*>(mine + TOKENS * MmaQ4_KQ8_1::code_stride(max_chunks)) +
                    (t / 2) * (gemv_mma::kMaxTokens / 2) + t % 2;
@@ -194,9 +182,8 @@ struct MmaQ4_KQ8_1Pairs {
 #pragma unroll
             for (int h = 0; h < 2; ++h) ldmatrix_x2(b[h], row + j * row_step + h * 16);
             const float4 a = da_s[j * kBlocksPerLoad * (gemv_mma::kMaxTokens / 2)];
-            const uint2 pairs[gemv_mma::kTilesPerItem] = {w[0].d_dmin, w[1].d_dmin};
             float2 d_dmin[gemv_mma::kTilesPerItem][2];
-            chunk_d_dmin(d_dmin, pairs);
+            MmaQ4_KQ8_1::d_dmin_of(d_dmin, w);
 #pragma unroll
             for (int t = 0; t < gemv_mma::kTilesPerItem; ++t) {
                 const uint4 q = w[t].w.q;  // {A, B} of the even sub-block, {A', B'} of the odd one
@@ -208,9 +195,6 @@ struct MmaQ4_KQ8_1Pairs {
                 add_sub_block(acc[t], c, odd ? w[t].w.d[1] : w[t].w.d[0], d_dmin[t], a);
             }
         }
-
-        // Lanes t and t + 2 hold the same outputs, from the two sub-blocks of each chunk.
-        __device__ static void fold(float (&acc)[gemv_mma::kTilesPerItem][4]) { gemv_mma_w4a8::MmaQ4_0Q8_1Pairs::Acts::fold(acc); }
     };
 };
 

@@ -184,14 +184,14 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // 4 bytes). A GEMV lane then reads a block's codes with two 16-byte loads instead of nine 4-byte
 // ones (step 4, kernel 06). Given d_f32, it also writes each block's d as FP32 (the fp16 value
 // widened, so exactly the same number): a tensor-core kernel then loads its scales with no
-// conversion (step 4, kernel 09); given no ds, it writes no (d, s) pairs (that kernel never reads
-// s). It calls allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh)
+// conversion (step 4, kernel 09); given s_f32, it writes each s widened likewise (step 4,
+// kernel 15, which pays Q4_K's minimum with s); given no ds, it writes no fp16 pairs. It calls allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh)
 // may start at once and overlap its own first loads with this one.
 // s = d·Σq (the reference's convention, the one step 4's kernels are checked against); one block
 // per lane group (the launcher below says why).
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
-                               float* __restrict__ d_f32, int64_t nblocks) {
+                               float* __restrict__ d_f32, float* __restrict__ s_f32, int64_t nblocks) {
     allow_dependent_launch();
     for_each_block<1>(x, nblocks, [&](int64_t b, int part, bool in, float4 v) {
         uint32_t ds_bits;
@@ -201,6 +201,7 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
         if (part != 0) return;
         if (ds) ds[b] = ds_bits;
         if (d_f32) d_f32[b] = fp16_to_fp32((ggml_half)(ds_bits & 0xFFFFu));
+        if (s_f32) s_f32[b] = fp16_to_fp32((ggml_half)(ds_bits >> 16));
     });
 }
 
@@ -208,12 +209,12 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
 // loads), so a warp instruction serves 8 blocks instead of 4 and each reduction is one shuffle
 // level shorter: fewer instructions per block where there are many blocks (step 4's pre-pass at
 // M = 512). The same per-value helpers, so the same bytes. WITH_DS = false leaves out s and the
-// (d, s) pairs (codes and FP32 d only, for the tensor-core kernels).
+// (d, s) pairs (codes and FP32 d only, for the tensor-core kernel 09).
 constexpr int kWideLanesPerBlock = 4;
 template <bool WITH_DS>
 __global__ void __launch_bounds__(quant_gpu::kThreads)
     quantize_q8_1_split_wide_kernel(const float* __restrict__ x, int8_t* __restrict__ qs, uint32_t* __restrict__ ds,
-                                    float* __restrict__ d_f32, int64_t nblocks) {
+                                    float* __restrict__ d_f32, float* __restrict__ s_f32, int64_t nblocks) {
     allow_dependent_launch();
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, b = t / kWideLanesPerBlock;
     const int part = (int)(t % kWideLanesPerBlock);
@@ -240,7 +241,11 @@ __global__ void __launch_bounds__(quant_gpu::kThreads)
     reinterpret_cast<uint2*>(qs)[b * kWideLanesPerBlock + part] = make_uint2(words[0], words[1]);
     if (part != 0) return;
     const ggml_half d_half = fp32_to_fp16(d);
-    if constexpr (WITH_DS) ds[b] = (uint32_t)d_half | (uint32_t)fp32_to_fp16(mul_rn((float)sum_q, d)) << 16;
+    if constexpr (WITH_DS) {
+        const ggml_half s_half = fp32_to_fp16(mul_rn((float)sum_q, d));
+        if (ds) ds[b] = (uint32_t)d_half | (uint32_t)s_half << 16;
+        if (s_f32) s_f32[b] = fp16_to_fp32(s_half);
+    }
     if (d_f32) d_f32[b] = fp16_to_fp32(d_half);
 }
 
@@ -269,15 +274,16 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
 // (wide: mma_int8's whole operation ~2 us faster than with two).
 constexpr int64_t kSplitWideFrom = 8192;
 // ds may be null when d_f32 is not: codes and FP32 d only.
-inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32 = nullptr) {
+inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32 = nullptr,
+                                    float* s_f32 = nullptr) {
     const int64_t nblocks = n / QK8_1;
     if (nblocks > kSplitWideFrom) {
         const unsigned grid = (unsigned)ceil_div(nblocks * kWideLanesPerBlock, quant_gpu::kThreads);
-        if (ds)
-            quantize_q8_1_split_wide_kernel<true><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+        if (ds || s_f32)
+            quantize_q8_1_split_wide_kernel<true><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, s_f32, nblocks);
         else
-            quantize_q8_1_split_wide_kernel<false><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+            quantize_q8_1_split_wide_kernel<false><<<grid, quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, s_f32, nblocks);
     } else {
-        quantize_q8_1_split_kernel<<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, nblocks);
+        quantize_q8_1_split_kernel<<<quantize_grid(n, 1), quant_gpu::kThreads, 0, s>>>(x, qs, ds, d_f32, s_f32, nblocks);
     }
 }

@@ -44,6 +44,17 @@ __device__ __forceinline__ void ldmatrix_x2(uint32_t (&r)[2], const void* smem_r
 #endif
 }
 
+// D = A·B + D for one 16x8 tile in FP32 from TF32 inputs (FP32 bit patterns; the instruction reads
+// their sign, exponent and top 10 mantissa bits): A 16x4 (2 registers: row g and g + 8, column t of
+// lane (g, t) = (l / 4, l % 4)), B 4x8 (1: row t, column g), D as for the other tiles.
+__device__ __forceinline__ void mma_m16n8k4_tf32_f32(float (&d)[4], const uint32_t (&a)[2], uint32_t b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(b));
+#endif
+}
+
 // D = A·B + D for one 16x8 tile of int32: A 16x32 int8 (4 registers of 4), B 32x8 int8 (2), D int32 (4).
 __device__ __forceinline__ void mma_m16n8k32_s8_s32(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -76,7 +76,7 @@ int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(wo
 int8_sixteen_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/acc\[tn\]\[tm\]\[i\] \*= 0.0625f;/acc[tn][tm][i] *= 1.0f;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_fp32\(\(ggml_half\)\(ds_bits & 0xFFFFu\)\);/if (d_f32) d_f32[b] = lane.d;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
-int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, p.M - 1\) \* \(p.K \/ 16\)/src = (size_t)(m0 + r) * (p.K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
+int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, M - 1\) \* \(K \/ 16\)/src = (size_t)(m0 + r) * (K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu
 act_row_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/first \+ min\(j, last\) \* row_step/first + j * row_step/|step4_w4a8|^step4_memcheck_mma_int8_129x100x256$|gpu
 int8_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
 mma_g128_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step3_w4a16|^step3_racecheck_129x100x4224$|gpu
@@ -169,6 +169,16 @@ gemv_mma_q4_k_min_sign|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/fmaf\(-dmin_m, 
 gemv_mma_q4_k_row_g_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(int\)\(sm >> \(16 \* r\)\) & 0xFF/(int)sm \& 0xFF/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_mma_q4_k_super_block_of_slice|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(first_chunk \+ codes.j\) \/ kChunksPerSuper/codes.j \/ kChunksPerSuper/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_mma_q4_k_pairs_even_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/odd \? w\[t\].w.d\[1\] : w\[t\].w.d\[0\]/w[t].w.d[0]/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
+mma_q4_k_min_sign|step4_w4a8/kernels/15_mma_q4_k.cuh|s/fmaf\(-d_dmin\[tn\]\[i \/ 2\].y, ms\[i\]/fmaf(d_dmin[tn][i \/ 2].y, ms[i]/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+mma_q4_k_skip_last_k_tile|step4_w4a8/kernels/15_mma_q4_k.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_super_of_warp|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kBK >= QK_K \? wk \* kWarpK \/ QK_K : 0;/0;/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
+mma_q4_k_d_dmin_every_stage|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kSupers \* 4, C::kStagesPerSuper>/C::kSupers * 4>/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_row_g_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<2>\(sm, d_dmin\[tn\]\[1\].x/byte_times<0>(sm, d_dmin[tn][1].x/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
+mma_q4_k_row_g_minimums|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<3>\(sm, one, minus_magic\)/byte_times<1>(sm, one, minus_magic)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+mma_q4_k_minimum_token|step4_w4a8/kernels/15_mma_q4_k.cuh|s/a_s\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ g\) \* C::kBlocks/a_s[((wm * C::kTilesM + tm) * 8 + 2 * t) * C::kBlocks/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_next_sub_block_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(t \* C::kBlocks \+ block\) \* 32 \+ g \* 4/(t * C::kBlocks + (block + 1) % C::kBlocks) * 32 + g * 4/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_s_from_d|step4_w4a8/kernels/15_mma_q4_k.cuh|s/act_s.load\(stage, kt, p.K, p.a_s\)/act_s.load(stage, kt, p.K, p.a_d)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+wide_fp32_s_unrounded|common/ggml_quants_gpu.cuh|s/if \(s_f32\) s_f32\[b\] = fp16_to_fp32\(s_half\);/if (s_f32) s_f32[b] = mul_rn((float)sum_q, d);/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_last_superblock_dropped|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = block < p.K \/ 32 - 8;/|step4_w4a8|^step4_memcheck_gemv_q4_k_3x4101x4352$|gpu
 gemv_q6_k_halves_swapped|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/\(int8_t\)\(w.scales & 0xFF\) \* first/(int8_t)(w.scales \& 0xFF) * second/|step4_w4a8|^step4_shape_1x4100x4352$|gpu

@@ -46,6 +46,7 @@
 #include "kernels/12_gemv_q4_k.cuh"
 #include "kernels/13_gemv_q6_k.cuh"
 #include "kernels/14_gemv_mma_q4_k.cuh"
+#include "kernels/15_mma_q4_k.cuh"
 #include "mma_peak.cuh"
 #include "w4a8_problem.cuh"
 
@@ -95,7 +96,7 @@ void demonstrate_compensation(uint64_t seed) {
 const std::vector<GemmCase> kLessonCases = {
     {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident", "gemv_q4_k"}},
     {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma", "gemv_mma_q4_k"}},
-    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_int8"}},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_int8", "mma_q4_k"}},
 };
 
 using W4A8Launcher = void (*)(const W4A8Args&, cudaStream_t);
@@ -110,6 +111,7 @@ constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
     kMmaCodesSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
     kQ4_KSplit{WeightForm::Q4_KStreams, ActivationForm::Q8_1Split, Reference::Q4_K},
     kQ4_KMmaSplit{WeightForm::Q4_KMma, ActivationForm::Q8_1Split, Reference::Q4_K},
+    kQ4_KMmaCodesFp32DS{WeightForm::Q4_KMma, ActivationForm::Q8_1CodesFp32DS, Reference::Q4_K},
     kQ6_KSplit{WeightForm::Q6_KStreams, ActivationForm::Q8_1Split, Reference::Q6_K};
 
 // Three rows beside the kernels, measured in the same run, declare their inputs like them:
@@ -164,6 +166,8 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_gemv_q6_k, w4a8_gemv_q6_k_why_not, kQ6_KSplit, {61}, Pipe::Dp4a},
     {{"gemv_mma_q4_k", "14 M<=8: Q4_K on tensor cores for decoding, 10's skeleton, unsigned codes and the minimum through s; PDL (KQUANTS.md)"},
      launch_w4a8_gemv_mma_q4_k, w4a8_gemv_mma_q4_k_why_not, kQ4_KMmaSplit, {80}, Pipe::Int8Tensor},
+    {{"mma_q4_k", "15 Q4_K on int8 tensor cores for prompts: 09's tiles and pipeline, 14's layout, the minimum through s; PDL (KQUANTS.md)"},
+     launch_w4a8_mma_q4_k, w4a8_mma_q4_k_why_not, kQ4_KMmaCodesFp32DS, {80}, Pipe::Int8Tensor},
     {{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"}, launch_nothing_after_prepass, runs_any_shape,
      kQuantizerAloneReads},
     {{kCublasSgemm, "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"}, launch_cublas_sgemm,

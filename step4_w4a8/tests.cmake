@@ -30,6 +30,10 @@ set_tests_properties(step4_mma_peak PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TI
 # shapes, and at 37 rows: the issue's ragged shapes M = 1, 3 at N = 4100. gemv_mma_q4_k (Q4_K on rung 10's
 # skeleton) at the same shapes: 4352 = 68 chunks, slices of 4 and 5 that start inside a super-block;
 # 256, one super-block over 4 warps of one chunk each; 16384 at M = 8, 194 KB of shared memory per CTA.
+# mma_q4_k (Q4_K on rung 09's tiles) wherever K is a multiple of 256, and at the issue's ragged shapes
+# M = 16, 37, 129, 513, N = 4100: each of 09's four tiles; 4352 = 4.25 stages of the tiles that split K
+# 8 ways (1024 values per stage, the last one partly past K) and 34 stages of 128 values on the large
+# tile (each super-block's (d, dmin) pairs copied by two stages); 513 x 768: 6 stages through 3 buffers.
 add_gpu_shape_tests(step4 step4_w4a8
   1x100x32:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
   2x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
@@ -38,7 +42,7 @@ add_gpu_shape_tests(step4 step4_w4a8
   37x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   129x100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled
   1x4100x4128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident
-  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
+  2x100x15360:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   1x37x16416:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl
   3x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   13x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
@@ -48,13 +52,17 @@ add_gpu_shape_tests(step4 step4_w4a8
   8x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   5x33x192:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
   7x4101x64:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
-  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
+  8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
-  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
-  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k
-  5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k)
+  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
+  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
+  5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
+  16x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
+  37x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
+  129x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+mma_q4_k
+  513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+mma_q4_k)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -110,6 +118,13 @@ add_sanitizer_test(step4_memcheck_gemv_mma_q4_k_3x4101x4352 memcheck step4_w4a8 
 add_sanitizer_test(step4_memcheck_gemv_mma_q4_k_6x4101x4352 memcheck step4_w4a8 --m 6 --n 4101 --k 4352 --kernel gemv_mma_q4_k)
 add_sanitizer_test(step4_racecheck_gemv_mma_q4_k_8x2000x4352 racecheck step4_w4a8 --m 8 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
 add_sanitizer_test(step4_synccheck_gemv_mma_q4_k_2x2000x4352 synccheck step4_w4a8 --m 2 --n 2000 --k 4352 --kernel gemv_mma_q4_k)
+# mma_q4_k: every tile shape and class of ragged last token tile, as mma_int8 (the same tiles and rule);
+# its five copy streams on a ragged N and a stage partly past K (13 tokens: 1024 values per stage,
+# K = 4352); ten stages of the large tile through its 3 buffers, and 09's split-K sum (37 tokens).
+add_ragged_tile_test(step4_memcheck_ragged_tiles_mma_q4_k memcheck step4 step4_w4a8 mma_q4_k 100 256)
+add_sanitizer_test(step4_memcheck_mma_q4_k_13x4101x4352 memcheck step4_w4a8 --m 13 --n 4101 --k 4352 --kernel mma_q4_k)
+add_sanitizer_test(step4_racecheck_mma_q4_k_129x100x1280 racecheck step4_w4a8 --m 129 --n 100 --k 1280 --kernel mma_q4_k)
+add_sanitizer_test(step4_racecheck_mma_q4_k_37x100x4352 racecheck step4_w4a8 --m 37 --n 100 --k 4352 --kernel mma_q4_k)
 
 add_exit_code_test(step4_cli_help 0 step4_w4a8 --help)
 add_exit_code_test(step4_cli_list 0 step4_w4a8 --list)

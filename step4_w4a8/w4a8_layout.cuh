@@ -54,6 +54,8 @@ struct W4A8Inputs : W4A8Args {
     const uint32_t* q4k_mma_words;
     const uint32_t* q4k_mma_sub_scales;
     const uint2* q4k_mma_d_dmin;
+    // The activations' s widened to FP32, [M][K/32] (rung 15, beside the codes a_qs and d as FP32, a_d).
+    const float* a_s;
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

@@ -37,9 +37,9 @@
 // n - 8. (None: the quantizer timed alone reads no weights.)
 enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, Q4_KMma, Q6_KStreams, F32, Int8Codes, kCount };
 // The forms of the activations: Q8_1 made on the GPU by the pre-pass (ggml's blocks; the split
-// layout: codes, then (d, s) pairs; the split layout's codes with d as FP32), or, for the
-// baselines, the FP32 matrix itself and the Q8_1 codes as an int8 matrix.
-enum class ActivationForm { Q8_1Blocks, Q8_1Split, Q8_1CodesFp32D, F32, Int8Codes, kCount };
+// layout: codes, then (d, s) pairs; the split layout's codes with d as FP32, or with d and s as
+// FP32, one array each), or, for the baselines, the FP32 matrix itself and the Q8_1 codes as an int8 matrix.
+enum class ActivationForm { Q8_1Blocks, Q8_1Split, Q8_1CodesFp32D, Q8_1CodesFp32DS, F32, Int8Codes, kCount };
 // What an output is checked against: the compensated Q4_0 formula, the signed one (tensor-core
 // kernels: the exact dequantized dot, no s), Q4_K's formula with its minimum, Q6_K's, the FP32 product
 // of the unquantized matrices, the raw integer product Σ(n - 8)·q, and, for the quantizer timed
@@ -53,7 +53,8 @@ struct W4A8Reads {
 };
 
 inline bool made_by_prepass(ActivationForm a) {
-    return a == ActivationForm::Q8_1Blocks || a == ActivationForm::Q8_1Split || a == ActivationForm::Q8_1CodesFp32D;
+    return a == ActivationForm::Q8_1Blocks || a == ActivationForm::Q8_1Split || a == ActivationForm::Q8_1CodesFp32D ||
+           a == ActivationForm::Q8_1CodesFp32DS;
 }
 
 // The bytes one copy of a weight form takes on the device (and a launch reads).
@@ -80,6 +81,7 @@ inline double activation_form_bytes(ActivationForm a, int64_t M, int64_t K) {
         case ActivationForm::Q8_1Blocks: return nb * sizeof(block_q8_1);
         case ActivationForm::Q8_1Split: return (double)M * K + nb * 4;
         case ActivationForm::Q8_1CodesFp32D: return (double)M * K + nb * 4;
+        case ActivationForm::Q8_1CodesFp32DS: return (double)M * K + nb * 8;  // d and s
         case ActivationForm::F32: return 4.0 * M * K;
         default: return (double)M * K;  // Int8Codes
     }
@@ -149,7 +151,7 @@ class W4A8Problem {
     W4A8Inputs args(int i) const {
         W4A8Inputs a;
         a.w_blocks = copy(w_blocks_, i), a.w_qs = copy(w_qs_, i), a.w_d = copy(w_d_, i);
-        a.a = a_q8_.get(), a.a_qs = a_qs_.get(), a.a_ds = a_ds_.get(), a.a_d = a_d_.get();
+        a.a = a_q8_.get(), a.a_qs = a_qs_.get(), a.a_ds = a_ds_.get(), a.a_d = a_d_.get(), a.a_s = a_s_.get();
         a.mma_words = copy(mma_words_, i), a.mma_scales = copy(mma_scales_, i);
         a.c = c_.get(), a.M = (int)M, a.N = (int)N, a.K = (int)K;
         a.q4k_headers = copy(q4k_headers_, i), a.q4k_codes = copy(q4k_codes_, i);
@@ -170,6 +172,10 @@ class W4A8Problem {
                 return [this](int i) { quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), a_ds_.get(), M * K, gpu_.stream); };
             case ActivationForm::Q8_1CodesFp32D:
                 return [this](int i) { quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), nullptr, M * K, gpu_.stream, a_d_.get()); };
+            case ActivationForm::Q8_1CodesFp32DS:
+                return [this](int i) {
+                    quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), nullptr, M * K, gpu_.stream, a_d_.get(), a_s_.get());
+                };
             default: return {};
         }
     }
@@ -298,17 +304,19 @@ class W4A8Problem {
 
     // The inputs of the pre-pass and the baselines, the pre-pass's buffers, and one checked run of
     // each pre-pass form: its bytes must be the CPU's, or the kernels would be checked against
-    // other data. The codes-only form is written over poison, so that a code it failed to write
-    // cannot pass as the split form's.
+    // other data. The forms with FP32 scales are written over poison, so that a code one failed to
+    // write cannot pass as another form's.
     void prepare_activations() {
         a_f32_ = upload_rotated(A_);
         const int64_t nb = M * K / QK8_1;
         if (has(ActivationForm::Q8_1Blocks)) a_q8_ = DeviceBuffer<block_q8_1>(nb);
-        if (has(ActivationForm::Q8_1Split) || has(ActivationForm::Q8_1CodesFp32D)) a_qs_ = DeviceBuffer<int8_t>(M * K);
+        const bool fp32_scales = has(ActivationForm::Q8_1CodesFp32D) || has(ActivationForm::Q8_1CodesFp32DS);
+        if (has(ActivationForm::Q8_1Split) || fp32_scales) a_qs_ = DeviceBuffer<int8_t>(M * K);
         if (has(ActivationForm::Q8_1Split)) a_ds_ = DeviceBuffer<uint32_t>(nb);
-        if (has(ActivationForm::Q8_1CodesFp32D)) a_d_ = DeviceBuffer<float>(nb);
+        if (fp32_scales) a_d_ = DeviceBuffer<float>(nb);
+        if (has(ActivationForm::Q8_1CodesFp32DS)) a_s_ = DeviceBuffer<float>(nb);
         std::vector<int8_t> codes;
-        if (has(ActivationForm::Int8Codes) || has(ActivationForm::Q8_1CodesFp32D)) codes = q8_1_codes(Aq_);
+        if (has(ActivationForm::Int8Codes) || fp32_scales) codes = q8_1_codes(Aq_);
         if (has(ActivationForm::Int8Codes)) a_i8_ = upload_rotated(codes);
 
         const size_t bytes = Aq_.size() * sizeof(block_q8_1);
@@ -329,19 +337,33 @@ class W4A8Problem {
             const std::vector<block_q8_1> got = blocks_from_split(a_qs_, a_ds_);
             checked("split layout", check_bytes("activations (split)", got.data(), Aq_.data(), bytes, sizeof(block_q8_1)).pass);
         }
-        if (has(ActivationForm::Q8_1CodesFp32D)) {
+        // The forms with FP32 scales, each written over poison: its codes, and each FP32 array it
+        // writes holding the fp16 value of the CPU's blocks that widen() picks.
+        auto same_fp32 = [&](const char* what, const DeviceBuffer<float>& got, float (*widen)(const block_q8_1&)) {
+            std::vector<float> expected(Aq_.size());
+            for (size_t b = 0; b < Aq_.size(); ++b) expected[b] = widen(Aq_[b]);
+            const std::vector<float> on_gpu = got.to_host();
+            return check_bytes(what, on_gpu.data(), expected.data(), expected.size() * sizeof(float), sizeof(float)).pass;
+        };
+        auto run_over_poison = [&](ActivationForm form) {
+            for (const DeviceBuffer<float>* b : {&a_d_, &a_s_})
+                if (b->bytes()) poison(b->get(), b->bytes(), 0xFF, gpu_.stream);
             poison(a_qs_.get(), a_qs_.bytes(), 0xFF, gpu_.stream);
-            poison(a_d_.get(), a_d_.bytes(), 0xFF, gpu_.stream);
-            prepass(ActivationForm::Q8_1CodesFp32D)(0);
+            prepass(form)(0);
             CUDA_CHECK_LAST();
             const std::vector<int8_t> codes_gpu = a_qs_.to_host();
-            const std::vector<float> d_gpu = a_d_.to_host();
-            std::vector<float> d_expected(Aq_.size());
-            for (size_t b = 0; b < Aq_.size(); ++b) d_expected[b] = fp16_to_fp32(Aq_[b].d);
-            const bool same_codes = check_bytes("activations (codes for FP32 d)", codes_gpu.data(), codes.data(), codes.size(), QK8_1).pass;
-            const bool same_d = check_bytes("activations (FP32 d)", d_gpu.data(), d_expected.data(), d_expected.size() * sizeof(float),
-                                            sizeof(float)).pass;
-            checked("codes with FP32 d", same_codes && same_d);
+            return check_bytes("activations (codes beside FP32 scales)", codes_gpu.data(), codes.data(), codes.size(), QK8_1).pass;
+        };
+        auto d_of = [](const block_q8_1& b) { return fp16_to_fp32(b.d); };
+        auto s_of = [](const block_q8_1& b) { return fp16_to_fp32(b.s); };
+        if (has(ActivationForm::Q8_1CodesFp32D)) {
+            const bool codes_ok = run_over_poison(ActivationForm::Q8_1CodesFp32D);
+            checked("codes with FP32 d", codes_ok && same_fp32("activations (FP32 d)", a_d_, d_of));
+        }
+        if (has(ActivationForm::Q8_1CodesFp32DS)) {
+            const bool codes_ok = run_over_poison(ActivationForm::Q8_1CodesFp32DS);
+            const bool d_ok = same_fp32("activations (FP32 d)", a_d_, d_of);
+            checked("codes with FP32 d and s", codes_ok && d_ok && same_fp32("activations (FP32 s)", a_s_, s_of));
         }
         if (!forms.empty())
             std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), %s: %s the CPU's %zu bytes\n", forms.c_str(),
@@ -401,6 +423,7 @@ class W4A8Problem {
     DeviceBuffer<int8_t> a_qs_;
     DeviceBuffer<uint32_t> a_ds_;
     DeviceBuffer<float> a_d_;
+    DeviceBuffer<float> a_s_;
     DeviceBuffer<float> c_;
     DeviceBuffer<int32_t> c_i32_;
 };

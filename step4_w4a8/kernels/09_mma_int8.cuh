@@ -86,9 +86,10 @@ __device__ __forceinline__ int act_offset(int row, int piece) {
 // shared-memory offset within a stage and the global source in stage 0 (counted in 16-byte pieces
 // from the stream's start: 32 bits, not a 64-bit pointer, per piece; 2^32 pieces are 64 GB, more
 // than the memory check of any run lets an operand be), worked out once; stage kt
-// reads kt * STRIDE pieces further on. A piece of a row or token past the matrix reads the last
-// real one instead (finite data whose outputs are never stored), so no piece needs a flag.
-template <class C, int PIECES, int STRIDE>
+// reads kt * STRIDE pieces further on (or (kt / STAGES_PER_STEP) * STRIDE: rung 15's pieces per
+// 256 values, which a stage of 128 copies twice). A piece of a row or token past the matrix reads
+// the last real one instead (finite data whose outputs are never stored), so no piece needs a flag.
+template <class C, int PIECES, int STRIDE, int STAGES_PER_STEP = 1>
 struct CopyStream {
     static constexpr int kPerThread = (PIECES + C::kThreads - 1) / C::kThreads;
     static constexpr bool kRagged = PIECES % C::kThreads != 0;
@@ -115,7 +116,7 @@ struct CopyStream {
             if (kRagged && (int)threadIdx.x + j * C::kThreads >= PIECES) continue;
             if constexpr (kCheckK)
                 if (kt * C::kBK + k0[j] >= K) continue;
-            copy_16_async(stage + dst[j], static_cast<const uint4*>(start) + (src[j] + (uint32_t)kt * STRIDE));
+            copy_16_async(stage + dst[j], static_cast<const uint4*>(start) + (src[j] + (uint32_t)kt / STAGES_PER_STEP * STRIDE));
         }
     }
 };
@@ -146,7 +147,8 @@ struct ActRowStream {
         return (at_least_one < kPerThread ? at_least_one : kPerThread) - 1;
     }
 
-    __device__ ActRowStream(const W4A8Args& p, int m0) {
+    template <class Args>  // W4A8Args, or a rung's own argument with the same M and K
+    __device__ ActRowStream(const Args& p, int m0) {
         const int r0 = first_row((int)threadIdx.x), piece = (int)threadIdx.x % kPiecesPerRow;
         src = (uint32_t)((size_t)min(m0 + r0, p.M - 1) * (p.K / 16) + piece);
         dst = C::kActAt + act_offset<C>(r0, piece);  // + j·kRowStep rows, same key
@@ -165,6 +167,53 @@ struct ActRowStream {
     }
 };
 
+// Where a stage's pieces come from and go, for the streams that rung 15 (Q4_K) shares: the
+// weights' 512-byte pieces per tile (and 16-byte lane parts), and a 32-byte word group per (tile,
+// block) (Q4_0's scales here, Q4_K's sub-block words there). A tile past N reads the last one.
+template <class C>
+__device__ __forceinline__ void place_weight_piece(int i, int tile0, int N, int K, size_t& src, int& dst, int& k0) {
+    constexpr int kChunks = C::kBK / kMmaChunk8;
+    const int part = i % 32, chunk = (i / 32) % kChunks, t = i / (32 * kChunks);
+    const int tile = min(tile0 + t, last_mma_row_tile(N));
+    src = ((size_t)tile * (K / kMmaChunk8) + chunk) * 32 + part;
+    dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
+}
+template <class C>
+__device__ __forceinline__ void place_block_word_piece(int i, int tile0, int N, int K, size_t& src, int& dst, int& k0) {
+    const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
+    const int tile = min(tile0 + t, last_mma_row_tile(N));
+    src = ((size_t)tile * (K / QK4_0) + b) * 2 + part;
+    dst = C::kWeightScalesAt + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+}
+// A token's activation codes: rows of kBK codes, swizzled (a token past M reads M - 1) ...
+template <class C>
+__device__ __forceinline__ void place_act_piece(int i, int m0, int M, int K, size_t& src, int& dst, int& k0) {
+    const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
+    src = (size_t)min(m0 + r, M - 1) * (K / 16) + piece;
+    dst = C::kActAt + act_offset<C>(r, piece), k0 = piece * 16;
+}
+// ... and its FP32 scales per block, kBlocks per token from stage offset `at` (d here; d and s
+// in rung 15).
+template <class C>
+__device__ __forceinline__ void place_act_scale_piece(int i, int at, int m0, int M, int K, size_t& src, int& dst, int& k0) {
+    const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
+    src = (size_t)min(m0 + r, M - 1) * (K / QK4_0 / 4) + piece;
+    dst = at + r * C::kBlocks * 4 + piece * 16;
+    k0 = piece * 4 * QK4_0;
+}
+
+// The activation codes' stream of a tile: ActRowStream where it applies, else a CopyStream.
+template <class C>
+using ActStreamOf = std::conditional_t<ActRowStream<C>::kApplies, ActRowStream<C>, CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16>>;
+template <class C, class Args>
+__device__ ActStreamOf<C> make_act_stream(const Args& p, int m0) {
+    if constexpr (ActRowStream<C>::kApplies) {
+        return ActStreamOf<C>(p, m0);
+    } else {
+        return ActStreamOf<C>([&](int i, size_t& src, int& dst, int& k0) { place_act_piece<C>(i, m0, p.M, p.K, src, dst, k0); });
+    }
+}
+
 // The four streams of a stage: weights and their scales (known before the quantizer has run) and
 // the activation codes and scales (written by it).
 template <class C>
@@ -172,30 +221,14 @@ struct Loader {
     static constexpr int kChunks = C::kBK / kMmaChunk8;  // 512-byte weight pieces per tile and stage
     CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> weights;
     CopyStream<C, C::kRowTiles * C::kBlocks * 2, C::kBlocks * 2> weight_scales;
-    using ActStream = std::conditional_t<ActRowStream<C>::kApplies, ActRowStream<C>, CopyStream<C, C::kBM * (C::kBK / 16), C::kBK / 16>>;
-    ActStream act;
+    ActStreamOf<C> act;
     CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_scales;
 
     __device__ Loader(const W4A8Args& p, int tile0, int m0)
-        : weights([&](int i, size_t& src, int& dst, int& k0) {  // per tile, kChunks 512-byte pieces
-              const int part = i % 32, chunk = (i / 32) % kChunks, t = i / (32 * kChunks);
-              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
-              src = ((size_t)tile * (p.K / kMmaChunk8) + chunk) * 32 + part;
-              dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
-          }),
-          weight_scales([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, block): 8 half2, two pieces
-              const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
-              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
-              src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
-              dst = C::kWeightScalesAt + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
-          }),
-          act(make_act(p, m0)),
-          act_scales([&](int i, size_t& src, int& dst, int& k0) {  // per token, kBlocks FP32 d
-              const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
-              src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
-              dst = C::kActScalesAt + r * C::kBlocks * 4 + piece * 16;
-              k0 = piece * 4 * QK4_0;
-          }) {}
+        : weights([&](int i, size_t& src, int& dst, int& k0) { place_weight_piece<C>(i, tile0, p.N, p.K, src, dst, k0); }),
+          weight_scales([&](int i, size_t& src, int& dst, int& k0) { place_block_word_piece<C>(i, tile0, p.N, p.K, src, dst, k0); }),
+          act(make_act_stream<C>(p, m0)),
+          act_scales([&](int i, size_t& src, int& dst, int& k0) { place_act_scale_piece<C>(i, C::kActScalesAt, m0, p.M, p.K, src, dst, k0); }) {}
 
     __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, const W4A8Args& p) const {
         weights.load(stage, kt, p.K, p.mma_words), weight_scales.load(stage, kt, p.K, p.mma_scales);
@@ -204,25 +237,34 @@ struct Loader {
         act.load(stage, kt, p.K, p.a_qs);
         act_scales.load(stage, kt, p.K, p.a_d);
     }
+};
 
-    static __device__ ActStream make_act(const W4A8Args& p, int m0) {
-        if constexpr (ActRowStream<C>::kApplies) {
-            return ActStream(p, m0);
-        } else {
-            return ActStream([&](int i, size_t& src, int& dst, int& k0) {  // token rows of kBK codes, swizzled
-                const int r = i / (C::kBK / 16), piece = i % (C::kBK / 16);
-                src = (size_t)min(m0 + r, p.M - 1) * (p.K / 16) + piece;
-                dst = C::kActAt + act_offset<C>(r, piece), k0 = piece * 16;
-            });
+// B fragments: the warp's tokens x the 32 codes of one block of the stage (act: its codes);
+// ldmatrix.x4 reads two token tiles at once.
+template <class C>
+__device__ __forceinline__ void load_token_fragments(uint32_t (&b)[C::kTilesM][2], const uint8_t* act, int wm, int block) {
+    const int lane = threadIdx.x % 32, matrix = lane / 8;
+    const int piece0 = block * QK4_0 / 16;
+    if constexpr (C::kTilesM == 1) {
+        uint32_t r[2];
+        ldmatrix_x2(r, act + act_offset<C>(wm * 8 + lane % 8, piece0 + matrix % 2));
+        b[0][0] = r[0], b[0][1] = r[1];
+    } else {
+#pragma unroll
+        for (int pair = 0; pair < C::kTilesM / 2; ++pair) {
+            uint32_t r[4];
+            const int row = (wm * C::kTilesM + 2 * pair + matrix / 2) * 8 + lane % 8;
+            ldmatrix_x4(r, act + act_offset<C>(row, piece0 + matrix % 2));
+            b[2 * pair][0] = r[0], b[2 * pair][1] = r[1], b[2 * pair + 1][0] = r[2], b[2 * pair + 1][1] = r[3];
         }
     }
-};
+}
 
 // One warp, one stage: its 4 blocks of K, all its tiles.
 template <class C>
 __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
                                               int wk) {
-    const int lane = threadIdx.x % 32, matrix = lane / 8;
+    const int lane = threadIdx.x % 32;
     const uint32_t sign = 0x80808080u;  // in a register: one LOP3 per unpacked register
     const uint8_t* w_scales = stage + C::kWeightScalesAt;
     const uint8_t* act = stage + C::kActAt;
@@ -238,22 +280,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
 #pragma unroll
     for (int kb = 0; kb < kWarpK / QK4_0; ++kb) {
         const int block = wk * (kWarpK / QK4_0) + kb;  // within the stage
-        // B fragments: tokens x 32 codes of this block; ldmatrix.x4 reads two token tiles at once.
         uint32_t b[C::kTilesM][2];
-        const int piece0 = block * QK4_0 / 16;
-        if constexpr (C::kTilesM == 1) {
-            uint32_t r[2];
-            ldmatrix_x2(r, act + act_offset<C>(wm * 8 + lane % 8, piece0 + matrix % 2));
-            b[0][0] = r[0], b[0][1] = r[1];
-        } else {
-#pragma unroll
-            for (int pair = 0; pair < C::kTilesM / 2; ++pair) {
-                uint32_t r[4];
-                const int row = (wm * C::kTilesM + 2 * pair + matrix / 2) * 8 + lane % 8;
-                ldmatrix_x4(r, act + act_offset<C>(row, piece0 + matrix % 2));
-                b[2 * pair][0] = r[0], b[2 * pair][1] = r[1], b[2 * pair + 1][0] = r[2], b[2 * pair + 1][1] = r[3];
-            }
-        }
+        load_token_fragments<C>(b, act, wm, block);
         // d_a of tokens 2t and 2t + 1 of each token tile.
         float da[C::kTilesM][2];
 #pragma unroll
@@ -328,8 +356,8 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8(W
 }
 
 // The grid of a tile shape: CTA (x, y) takes row tiles kRowTiles·x.. and tokens kBM·y.. (tile0, m0 above).
-template <class C>
-inline dim3 tile_grid(const W4A8Args& p) {
+template <class C, class Args>
+inline dim3 tile_grid(const Args& p) {
     return dim3((unsigned)ceil_div(ceil_div(p.N, kMmaRows8), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
 }
 

@@ -10,7 +10,7 @@ BASELINE_PREFIX = "cublas_"  # the library baselines measured in the same run
 NOT_OURS = (BASELINE_PREFIX, "quantize_a_alone")  # baselines, and step 4's quantizer timed on its own
 # Step 4's kernels by the weight format they read, as llama.cpp's recorded times name it
 # (results/llama_cpp_h200.csv, column "weights"): every other kernel of step 4 reads Q4_0.
-STEP4_WEIGHTS = {"gemv_q4_k": "q4_k", "gemv_mma_q4_k": "q4_k", "gemv_q6_k": "q6_k"}
+STEP4_WEIGHTS = {"gemv_q4_k": "q4_k", "gemv_mma_q4_k": "q4_k", "mma_q4_k": "q4_k", "gemv_q6_k": "q6_k"}
 
 
 def number(text: str) -> float:

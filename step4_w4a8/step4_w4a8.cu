@@ -50,6 +50,8 @@
 #include "mma_peak.cuh"
 #include "w4a8_problem.cuh"
 
+#include <algorithm>
+
 // ---------------------------------------------------------------------------------------------
 // Part 1: the compensation formula, demonstrated (the arithmetic: compensation_demo.h)
 // ---------------------------------------------------------------------------------------------
@@ -249,15 +251,25 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
 // The summit: the tensor-core kernel at the shapes where llama.cpp's MMQ was timed
 // ---------------------------------------------------------------------------------------------
 
+// Each shape also runs the Q4_K tensor-core kernel (KQUANTS.md), against llama.cpp's Q4_K times.
 const std::vector<GemmCase> kSummitCases = {
-    {"summit", 16, 4096, 4096, {"mma_int8"}},    {"summit", 128, 4096, 4096, {"mma_int8"}},
-    {"summit", 512, 4096, 4096, {"mma_int8"}},   {"summit", 512, 4096, 14336, {"mma_int8"}},
-    {"summit", 512, 14336, 4096, {"mma_int8"}},  {"summit", 2048, 4096, 4096, {"mma_int8"}},
-    {"summit", 4096, 4096, 4096, {"mma_int8"}},
+    {"summit", 16, 4096, 4096, {"mma_int8", "mma_q4_k"}},   {"summit", 128, 4096, 4096, {"mma_int8", "mma_q4_k"}},
+    {"summit", 512, 4096, 4096, {"mma_int8", "mma_q4_k"}},  {"summit", 512, 4096, 14336, {"mma_int8", "mma_q4_k"}},
+    {"summit", 512, 14336, 4096, {"mma_int8", "mma_q4_k"}}, {"summit", 2048, 4096, 4096, {"mma_int8", "mma_q4_k"}},
+    {"summit", 4096, 4096, 4096, {"mma_int8", "mma_q4_k"}},
 };
 
+// One row of a summit table: ours (or "-"), llama.cpp's time (when recorded on this GPU) and the speedup.
+void print_summit_row(const GemmCase& c, const ResultRow* ours, const LlamaTime* theirs, const std::string& last) {
+    std::printf("  %5lld %6lld %6lld %-13s %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
+                ours ? ours->kernel.c_str() : "-", fmt_or_dash(ours ? ours->time_ms * 1e3 : NAN, "%.1f").c_str(),
+                fmt_or_dash(theirs ? theirs->time_us : NAN, "%.1f").c_str(),
+                fmt_or_dash(ours && theirs ? theirs->time_us / (ours->time_ms * 1e3) : NAN, "%.2fx").c_str(),
+                fmt_or_dash(ours ? ours->tera_ops : NAN, "%.0f").c_str(), last.c_str());
+}
+
 bool run_summit(const Gpu& gpu, Options opt) {
-    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", kCublasInt8};
+    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", "mma_q4_k", kCublasInt8};
     std::vector<GemmCase> cases = kSummitCases;
     for (auto& c : cases) c.name = "summit M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
     const std::vector<CaseRows> results = run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); });
@@ -265,23 +277,32 @@ bool run_summit(const Gpu& gpu, Options opt) {
     // Recorded times are of one GPU: a ratio against them means something only on that GPU.
     const LlamaTime* any = llama.empty() ? nullptr : &llama.front();
     const bool same_gpu = any && gpu.name == any->gpu;
+    auto print_source = [&](const std::string& weights) {  // where llama.cpp's times of these weights come from
+        const auto row = std::find_if(llama.begin(), llama.end(), [&](const LlamaTime& t) { return t.weights == weights; });
+        if (row != llama.end())
+            std::printf("llama.cpp %s: %s, ggml %s, %s (%s)%s\n", weights.c_str(), row->gpu.c_str(), row->ggml_commit.c_str(),
+                        row->date.c_str(), QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
+    };
+    // Q4_K first: the lessons quote the summit's last table (the one headed "== the ...") as its summary.
+    std::printf("\n== Q4_K at the summit's shapes: mma_q4_k (quantizing A included) against llama.cpp's Q4_K MUL_MAT,"
+                " whole operation (KQUANTS.md) ==\n");
+    print_source("q4_k");
+    std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "llama(us)", "speedup",
+                "ours TOPS", "Q4_0 (09)");
+    for (const auto& [c, rows] : results) {
+        const ResultRow* q4_0 = find_timed_row(rows, "mma_int8");
+        print_summit_row(c, find_timed_row(rows, "mma_q4_k"), same_gpu ? find_llama_time(llama, c.M, c.N, c.K, "q4_k") : nullptr,
+                         fmt_or_dash(q4_0 ? q4_0->time_ms * 1e3 : NAN, "%.1f us"));
+    }
     std::printf("\n== the summit: the faster of mma_int8 and mma_int8_tma (quantizing A included) against llama.cpp's MMQ,"
                 " whole operation ==\n");
-    if (any)
-        std::printf("llama.cpp: %s, ggml %s, %s (%s)%s\n", any->gpu.c_str(), any->ggml_commit.c_str(), any->date.c_str(),
-                    QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
+    print_source("q4_0");
     std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "mmq(us)", "speedup",
                 "ours TOPS", "int8 cuBLAS");
     for (const auto& [c, rows] : results) {
-        const ResultRow* ours = faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma"));
         const ResultRow* int8 = find_timed_row(rows, kCublasInt8);
-        const LlamaTime* mmq = same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr;
-        std::printf("  %5lld %6lld %6lld %-13s %10s %10s %9s %10s %11s\n", (long long)c.M, (long long)c.N, (long long)c.K,
-                    ours ? ours->kernel.c_str() : "-",
-                    fmt_or_dash(ours ? ours->time_ms * 1e3 : NAN, "%.1f").c_str(), fmt_or_dash(mmq ? mmq->time_us : NAN, "%.1f").c_str(),
-                    fmt_or_dash(ours && mmq ? mmq->time_us / (ours->time_ms * 1e3) : NAN, "%.2fx").c_str(),
-                    fmt_or_dash(ours ? ours->tera_ops : NAN, "%.0f").c_str(),
-                    fmt_or_dash(int8 ? int8->time_ms * 1e3 : NAN, "%.1f us").c_str());
+        print_summit_row(c, faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma")),
+                         same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr, fmt_or_dash(int8 ? int8->time_ms * 1e3 : NAN, "%.1f us"));
     }
     std::printf("(int8 cuBLAS: the raw s8 x s8 product of the same codes, no scales and no quantization)\n");
     return all_passed(results);

@@ -277,18 +277,18 @@ bool run_summit(const Gpu& gpu, Options opt) {
     // Recorded times are of one GPU: a ratio against them means something only on that GPU.
     const LlamaTime* any = llama.empty() ? nullptr : &llama.front();
     const bool same_gpu = any && gpu.name == any->gpu;
-    auto print_source = [&](const std::string& weights) {  // where llama.cpp's times of these weights come from
+    // Under a table's title: where llama.cpp's times of these weights come from, and the columns.
+    auto print_head = [&](const std::string& weights, const char* theirs, const char* last) {
         const auto row = std::find_if(llama.begin(), llama.end(), [&](const LlamaTime& t) { return t.weights == weights; });
         if (row != llama.end())
             std::printf("llama.cpp %s: %s, ggml %s, %s (%s)%s\n", weights.c_str(), row->gpu.c_str(), row->ggml_commit.c_str(),
                         row->date.c_str(), QGF_LLAMA_TIMES, same_gpu ? "" : "; another GPU than this one, so no ratio is printed");
+        std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", theirs, "speedup", "ours TOPS", last);
     };
     // Q4_K first: the lessons quote the summit's last table (the one headed "== the ...") as its summary.
     std::printf("\n== Q4_K at the summit's shapes: mma_q4_k (quantizing A included) against llama.cpp's Q4_K MUL_MAT,"
                 " whole operation (KQUANTS.md) ==\n");
-    print_source("q4_k");
-    std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "llama(us)", "speedup",
-                "ours TOPS", "Q4_0 (09)");
+    print_head("q4_k", "llama(us)", "Q4_0 (09)");
     for (const auto& [c, rows] : results) {
         const ResultRow* q4_0 = find_timed_row(rows, "mma_int8");
         print_summit_row(c, find_timed_row(rows, "mma_q4_k"), same_gpu ? find_llama_time(llama, c.M, c.N, c.K, "q4_k") : nullptr,
@@ -296,9 +296,7 @@ bool run_summit(const Gpu& gpu, Options opt) {
     }
     std::printf("\n== the summit: the faster of mma_int8 and mma_int8_tma (quantizing A included) against llama.cpp's MMQ,"
                 " whole operation ==\n");
-    print_source("q4_0");
-    std::printf("  %5s %6s %6s %-13s %10s %10s %9s %10s %11s\n", "M", "N", "K", "ours", "ours(us)", "mmq(us)", "speedup",
-                "ours TOPS", "int8 cuBLAS");
+    print_head("q4_0", "mmq(us)", "int8 cuBLAS");
     for (const auto& [c, rows] : results) {
         const ResultRow* int8 = find_timed_row(rows, kCublasInt8);
         print_summit_row(c, faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma")),

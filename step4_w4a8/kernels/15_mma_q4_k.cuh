@@ -183,6 +183,10 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     }
 }
 
+// The kernel is rung 09's line for line but for its loader, stage and store. One main loop shared
+// by both (a function taking the loader and compute_stage, every piece inlined) was timed on the
+// H200 and made rung 09 slower, 61.4 -> 62.5 µs at M = 512 and 23.9 -> 25.3 at M = 128 (its PTX
+// moved two instructions; ptxas, at 255 registers, scheduled differently), so each keeps its own.
 template <class C>
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_q4_k(Args p) {
     extern __shared__ __align__(128) uint8_t smem[];

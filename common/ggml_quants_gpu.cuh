@@ -185,8 +185,9 @@ __global__ void __launch_bounds__(quant_gpu::kThreads) quantize_q8_1_kernel(cons
 // ones (step 4, kernel 06). Given d_f32, it also writes each block's d as FP32 (the fp16 value
 // widened, so exactly the same number): a tensor-core kernel then loads its scales with no
 // conversion (step 4, kernel 09); given s_f32, it writes each s widened likewise (step 4,
-// kernel 15, which pays Q4_K's minimum with s); given no ds, it writes no fp16 pairs. It calls allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh)
-// may start at once and overlap its own first loads with this one.
+// kernel 15, which pays Q4_K's minimum with s); given no ds, it writes no fp16 pairs. It calls
+// allow_dependent_launch() first, so a kernel launched after it with PDL (pdl.cuh) may start at
+// once and overlap its own first loads with this one.
 // s = d·Σq (the reference's convention, the one step 4's kernels are checked against); one block
 // per lane group (the launcher below says why).
 __global__ void __launch_bounds__(quant_gpu::kThreads)
@@ -273,7 +274,7 @@ inline void quantize_q8_1_gpu(const float* x, block_q8_1* y, int64_t n, Q81Sum s
 // M = 512, K = 14336, 8 lanes: 10.6 us with two blocks per group, 12.0 with one, 11.2 with four
 // (wide: mma_int8's whole operation ~2 us faster than with two).
 constexpr int64_t kSplitWideFrom = 8192;
-// ds may be null when d_f32 is not: codes and FP32 d only.
+// ds may be null when d_f32 or s_f32 is not: codes and FP32 d (rung 09), or codes, FP32 d and s (rung 15).
 inline void quantize_q8_1_split_gpu(const float* x, int8_t* qs, uint32_t* ds, int64_t n, cudaStream_t s, float* d_f32 = nullptr,
                                     float* s_f32 = nullptr) {
     const int64_t nblocks = n / QK8_1;

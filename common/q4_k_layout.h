@@ -5,14 +5,15 @@
 // 32-byte run holds two sub-blocks of 32 values: sub-block 2i in the low nibbles, 2i + 1 in the
 // high ones. A thread that owns one sub-block (the way step 4's resident GEMV gives a thread one
 // Q4_0 block) would load 32 bytes to use half of each. Repacked, the same bytes sit in two streams:
-//   headers  16 bytes per super-block, exactly ggml's first 16: one aligned load, read by the 8
-//            threads of its sub-blocks;
+//   headers  16 bytes per super-block, read by the 8 threads of its sub-blocks: ggml's d and dmin,
+//            then the same 96 bits of scales and mins in another order (q4_k_lane_header);
 //   codes    16 bytes per sub-block, in Q4_0's nibble order (byte l holds value l in its low nibble
 //            and value l + 16 in its high one), so Q4_0's DP4A unpacking (block_sumi_words in
 //            q4_0_q8_1.h) multiplies a sub-block by a Q8_1 block of activations unchanged.
-// Nothing is requantized and no byte is added (4.5 bits per weight, as in ggml's file); the 6-bit
-// scales stay packed, and a thread unpacks its own sub-block's scale and min (q4_k_scale_min): a
-// few integer instructions per 32 values, against 8 more bytes per super-block if unpacked offline.
+// Nothing is requantized and no byte is added (4.5 bits per weight, as in ggml's file): the 6-bit
+// scales stay 6 bits wide, and a thread unpacks its own sub-block's scale and min
+// (q4_k_lane_scale_min): a few integer instructions per 32 values, against 8 more bytes per
+// super-block if they were widened to bytes offline.
 #pragma once
 
 #include "ggml_kquants.h"
@@ -40,19 +41,44 @@ inline int q4_k_repacked_code(const uint8_t* sub_block, int l) {
     return l < 16 ? byte & 0xF : byte >> 4;
 }
 
-// q4_k_scale_min (ggml_kquants.h) for a kernel that holds the 12 packed bytes as three
-// little-endian words s0, s1, s2 (bytes 0-3, 4-7, 8-11): shifts instead of a byte array, which a
-// GPU would keep in local memory when j is not known at compile time. Sub-block j reads byte j % 4
-// of each word: j < 4 the 6-bit scale in s0 and min in s1; j >= 4 the low 4 bits of both in s2
-// and their top 2 bits in the spare top bits of s0 (scale) and s1 (min).
-// Both forms are computed and one is selected: the 8 lanes of a super-block take both sides of
-// j < 4, and a branch would make a warp run them one after the other.
-GGML_HD void q4_k_scale_min_words(int j, uint32_t s0, uint32_t s1, uint32_t s2, int& scale, int& min) {
-    const int shift = 8 * (j % 4);
-    const uint32_t b0 = (s0 >> shift) & 0xFF, b1 = (s1 >> shift) & 0xFF, b2 = (s2 >> shift) & 0xFF;
-    const bool low = j < 4;
-    scale = (int)(low ? b0 & 63 : (b2 & 0xF) | (b0 >> 6) << 4);
-    min = (int)(low ? b1 & 63 : (b2 >> 4) | (b1 >> 6) << 4);
+// The header's 12 bytes of scales and mins, rearranged so that a lane needs two words, not three,
+// and unpacks without a select. ggml packs sub-blocks 0-3 whole into bytes 0-7 and splits 4-7
+// across the spare top bits of those bytes and a nibble each of bytes 8-11 (q4_k_scale_min), so a
+// lane that owns sub-block j reads all three words and both forms of the unpacking. Here, in
+// bytes 4-15 of the header (after d and dmin, which stay where ggml has them):
+//   byte 4 + j    sc_j (6 bits) | the top 2 bits of m_j << 6        (words 1 and 2)
+//   nibble j      the low 4 bits of m_j, bits 4j..4j+3 of word 3
+// The same 96 bits, so the same 16 bytes; sub-block j's scale is byte j % 4 of word 1 + j / 4.
+inline void q4_k_lane_header(const block_q4_K& b, uint8_t out[kQ4KHeaderBytes]) {
+    std::memcpy(out, &b, 4);  // d, dmin
+    uint32_t m_low = 0;
+    for (int j = 0; j < kQ4KSubBlocks; ++j) {
+        int sc, m;
+        kquants::q4_k_scale_min(j, b.scales, sc, m);
+        out[4 + j] = (uint8_t)(sc | (m >> 4) << 6);
+        m_low |= (uint32_t)(m & 0xF) << (4 * j);
+    }
+    std::memcpy(out + 12, &m_low, 4);
+}
+
+// Sub-block j's 6-bit scale and min from the two words of a lane header that hold them: sc_word
+// (word 1 + j / 4) and m_low_word (word 3).
+GGML_HD void q4_k_lane_scale_min(int j, uint32_t sc_word, uint32_t m_low_word, int& scale, int& min) {
+    const uint32_t byte = sc_word >> (8 * (j % 4));
+    scale = (int)(byte & 63);
+    min = (int)((byte >> 2 & 0x30) | (m_low_word >> (4 * j) & 0xF));
+}
+
+// ggml's 16 bytes back from a lane header: q4_k_scale_min's packing, inverted.
+inline void q4_k_ggml_header(const uint8_t lane[kQ4KHeaderBytes], block_q4_K& b) {
+    std::memcpy(&b, lane, 4);
+    uint32_t words[4];
+    std::memcpy(words, lane, sizeof(words));
+    for (int j = 0; j < kQ4KSubBlocks; ++j) {  // 0-3 first, as the packer expects
+        int sc, m;
+        q4_k_lane_scale_min(j, words[1 + j / 4], words[3], sc, m);
+        kquants::q4_k_pack_scale_min(j, sc, m, b.scales);
+    }
 }
 
 // ggml's reference quantizer on every row of a rows x k matrix (k a multiple of 256), all cores.
@@ -65,7 +91,7 @@ inline Q4_KRepacked repack_q4_k(const std::vector<block_q4_K>& blocks) {
     r.headers.resize(blocks.size() * kQ4KHeaderBytes);
     r.codes.resize(blocks.size() * kQ4KSubBlocks * kQ4KSubBlockCodeBytes);
     for (size_t b = 0; b < blocks.size(); ++b) {
-        std::memcpy(&r.headers[b * kQ4KHeaderBytes], &blocks[b], kQ4KHeaderBytes);
+        q4_k_lane_header(blocks[b], &r.headers[b * kQ4KHeaderBytes]);
         for (int j = 0; j < kQ4KSubBlocks; ++j) {
             uint8_t* sub = &r.codes[(b * kQ4KSubBlocks + j) * kQ4KSubBlockCodeBytes];
             for (int l = 0; l < 16; ++l)
@@ -79,7 +105,7 @@ inline Q4_KRepacked repack_q4_k(const std::vector<block_q4_K>& blocks) {
 inline std::vector<block_q4_K> unpack_q4_k(const Q4_KRepacked& r) {
     std::vector<block_q4_K> blocks(r.headers.size() / kQ4KHeaderBytes);
     for (size_t b = 0; b < blocks.size(); ++b) {
-        std::memcpy(&blocks[b], &r.headers[b * kQ4KHeaderBytes], kQ4KHeaderBytes);
+        q4_k_ggml_header(&r.headers[b * kQ4KHeaderBytes], blocks[b]);
         for (int j = 0; j < kQ4KSubBlocks; ++j) {
             const uint8_t* sub = &r.codes[(b * kQ4KSubBlocks + j) * kQ4KSubBlockCodeBytes];
             for (int l = 0; l < 32; ++l) {  // value 32j + l: run j / 2, byte l, low nibble for even j

@@ -163,7 +163,8 @@ q6_k_q8_1_first_scale_twice|common/q6_k_q8_1.h|s/w\[b\].scales\[2 \* j \+ 1\] \*
 q6_k_q8_1_second_half_activations|common/q6_k_q8_1.h|s/aj.qs \+ 16\)/aj.qs)/|test_kquants|^test_kquants$|cpu
 q6_k_run_second_half_top_bits|common/q6_k_layout.h|s/>> \(2 \* \(i \/ 2 \+ 2\)\)/>> (2 * (i \/ 2 + 1))/|test_kquants|^test_kquants$|cpu
 q6_k_repack_high_pair|common/q6_k_layout.h|s/high\[l % 8\] \x7c= \(uint8_t\)\(\(q >> 4\) << \(2 \* \(l \/ 8\)\)\);/high[l % 8] \x7c= (uint8_t)((q >> 4) << (2 * (l \/ 8) \^ 2));/|test_kquants|^test_kquants$|cpu
-q4_k_words_high_bits_swapped|common/q4_k_layout.h|s/\(b2 & 0xF\) \x7c \(b0 >> 6\) << 4\);\n(\s+)min = \(int\)\(low \? b1 & 63 : \(b2 >> 4\) \x7c \(b1 >> 6\) << 4\);/(b2 \& 0xF) \x7c (b1 >> 6) << 4);\n$1min = (int)(low ? b1 \& 63 : (b2 >> 4) \x7c (b0 >> 6) << 4);/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
+q4_k_lane_min_high_bits_from_scale|common/q4_k_layout.h|s/min = \(int\)\(\(byte >> 2 & 0x30\)/min = (int)((byte \& 0x30)/|test_kquants|^test_kquants$|cpu
+q4_k_lane_header_scale_high_bits|common/q4_k_layout.h|s/out\[4 \+ j\] = \(uint8_t\)\(sc \x7c \(m >> 4\) << 6\);/out[4 + j] = (uint8_t)(sc \x7c (sc >> 4) << 6);/|test_kquants|^test_kquants$|cpu
 gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin_m * a.s/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_mma_q4_k_min_sign|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/fmaf\(-dmin_m, a.y/fmaf(dmin_m, a.y/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_mma_q4_k_row_g_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(int\)\(sm >> \(16 \* r\)\) & 0xFF/(int)sm \& 0xFF/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
@@ -179,7 +180,7 @@ mma_q4_k_minimum_token|step4_w4a8/kernels/15_mma_q4_k.cuh|s/a_s\[\(\(wm \* C::kT
 mma_q4_k_next_sub_block_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(t \* C::kBlocks \+ block\) \* 32 \+ g \* 4/(t * C::kBlocks + (block + 1) % C::kBlocks) * 32 + g * 4/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_s_from_d|step4_w4a8/kernels/15_mma_q4_k.cuh|s/act_s.load\(stage, kt, p.K, p.a_s\)/act_s.load(stage, kt, p.K, p.a_d)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
 wide_fp32_s_unrounded|common/ggml_quants_gpu.cuh|s/if \(s_f32\) s_f32\[b\] = fp16_to_fp32\(s_half\);/if (s_f32) s_f32[b] = mul_rn((float)sum_q, d);/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
-gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_scale_min_words\(j, s0/q4_k_scale_min_words((j + 1) % 8, s0/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
+gemv_q4_k_next_subblock_scale|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/q4_k_lane_scale_min\(j, sc_word/q4_k_lane_scale_min((j + 1) % 8, sc_word/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_last_superblock_dropped|common/gemv_resident.cuh|s/const bool has_block = block < p.K \/ 32;/const bool has_block = block < p.K \/ 32 - 8;/|step4_w4a8|^step4_memcheck_gemv_q4_k_3x4101x4352$|gpu
 gemv_q6_k_halves_swapped|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/\(int8_t\)\(w.scales & 0xFF\) \* first/(int8_t)(w.scales \& 0xFF) * second/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_q6_k_next_run_scales|step4_w4a8/kernels/13_gemv_q6_k.cuh|s/reinterpret_cast<const unsigned short\*>\(p.scales\) \+ run\)/reinterpret_cast<const unsigned short*>(p.scales) + (run \/ kQ6KRuns) * kQ6KRuns + (run + 1) % kQ6KRuns)/|step4_w4a8|^step4_shape_3x4100x4352$|gpu

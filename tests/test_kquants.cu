@@ -55,24 +55,30 @@ static void test_q4_k_scale_packing() {
     EXPECT(bad == 0);
 }
 
-// The kernels' unpacking from three words (q4_k_layout.h) is ggml's from the byte array, for every
-// sub-block and every byte value in each position it reads.
-static void test_q4_k_scale_min_words() {
-    size_t bad = 0;
+// The lane header (q4_k_layout.h): a kernel's unpacking from its two words is ggml's from the byte
+// array, and ggml's 12 bytes come back from it, for every sub-block and every byte value in each
+// position of ggml's scales.
+static void test_q4_k_lane_header() {
+    size_t bad = 0, not_back = 0;
     for (int v = 0; v < 256; ++v)
         for (int pos = 0; pos < K_SCALE_SIZE; ++pos) {
-            uint8_t packed[K_SCALE_SIZE];
-            for (int i = 0; i < K_SCALE_SIZE; ++i) packed[i] = (uint8_t)(i == pos ? v : 37 * i + 11);
-            uint32_t s[3];
-            std::memcpy(s, packed, sizeof(s));
+            block_q4_K b{};
+            for (int i = 0; i < K_SCALE_SIZE; ++i) b.scales[i] = (uint8_t)(i == pos ? v : 37 * i + 11);
+            uint8_t lane[kQ4KHeaderBytes];
+            q4_k_lane_header(b, lane);
+            uint32_t words[4];
+            std::memcpy(words, lane, sizeof(words));
             for (int j = 0; j < 8; ++j) {
-                int sc, m, sc_w, m_w;
-                kquants::q4_k_scale_min(j, packed, sc, m);
-                q4_k_scale_min_words(j, s[0], s[1], s[2], sc_w, m_w);
-                bad += sc != sc_w || m != m_w;
+                int sc, m, sc_lane, m_lane;
+                kquants::q4_k_scale_min(j, b.scales, sc, m);
+                q4_k_lane_scale_min(j, words[1 + j / 4], words[3], sc_lane, m_lane);
+                bad += sc != sc_lane || m != m_lane;
             }
+            block_q4_K back{};
+            q4_k_ggml_header(lane, back);
+            not_back += std::memcmp(back.scales, b.scales, K_SCALE_SIZE) != 0;
         }
-    EXPECT(bad == 0);
+    EXPECT(bad == 0 && not_back == 0);
 }
 
 // The Q4_K × Q8_1 formula (q4_k_q8_1.h) is the dequantized dot product, rewritten: with s = d_a·Σq_a
@@ -222,7 +228,7 @@ int main() {
     test_golden_kquants();
     test_a_flipped_bit_is_seen();
     test_q4_k_scale_packing();
-    test_q4_k_scale_min_words();
+    test_q4_k_lane_header();
     test_q4_k_q8_1_formula();
     test_q4_k_repack();
     test_q6_k_q8_1_formula();

@@ -8,9 +8,10 @@
 // and change only the format: thread b owns sub-block b. The weights are repacked once, offline
 // (common/q4_k_layout.h): each sub-block's 32 codes are 16 bytes in Q4_0's nibble order, so the
 // DP4A unpacking is 08's; each super-block's 16-byte header (d, dmin, the 12 bytes of 6-bit scales
-// and mins) sits in a stream of its own, which the 8 threads of its sub-blocks share (a word each,
-// then shuffles). Each thread unpacks its own 6-bit scale and min (a few integer instructions per
-// 32 values; unpacking them offline would add bytes to the weights, which a GEMV waits on).
+// and mins, their bits rearranged so that sub-block j's lie in two words) sits in a stream of its
+// own, which the 8 threads of its sub-blocks share (a word each, then shuffles). Each thread
+// unpacks its own 6-bit scale and min (a few integer instructions per 32 values; widening them
+// offline would add bytes to the weights, which a GEMV waits on).
 // Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0: on the H200 1.4x
 // llama.cpp's own Q4_K GEMV at M = 1 (KQUANTS.md).
 // Limit: more instructions per byte than 08 (shuffles, unpacking, two more multiplies per token):
@@ -33,15 +34,15 @@ namespace gemv_q4_k {
 
 // The 8 threads of one super-block are 8 consecutive lanes of a warp (thread b owns sub-block b,
 // and 8 divides 32): they split the 16-byte header between them, lane j loading word j % 4 (d and
-// dmin, then the three words of packed scales), and pass the words around with shuffles once the
-// loads have landed (ready(), once per row, not per token). A whole header per thread would hold
+// dmin, then the three words of scales and mins, q4_k_lane_header's order), and pass the words
+// around with shuffles once the loads have landed (ready(), once per row, not per token). A whole header per thread would hold
 // 4 registers per row in flight where Q4_0 holds 1: 95 registers instead of 72 at M = 1, one CTA
 // of 448 threads per SM instead of two, half the bytes in flight (13.0 against 12.5 us, H200).
 struct ResidentQ4_KQ8_1 {
     using Args = W4A8Args;
     struct Weight {
         uint4 q;               // the sub-block's 32 codes, Q4_0's nibble order
-        uint32_t header_word;  // word j % 4 of its super-block's header (ggml's bytes), j = block % 8
+        uint32_t header_word;  // word j % 4 of its super-block's header (q4_k_lane_header), j = block % 8
     };
     struct Ready {
         uint4 q;
@@ -58,14 +59,14 @@ struct ResidentQ4_KQ8_1 {
         return gemv_resident_w4a8::ResidentQ4_0Q8_1::load_activation(p, token, block);
     }
     // Every lane of the warp runs this (the skeleton's promise), so the shuffles are converged.
+    // Three shuffles: (d, dmin), the word with the lane's scale byte, the word of min nibbles.
     __device__ static Ready ready(const Weight& w) {
         const int j = threadIdx.x % kQ4KSubBlocks;  // thread b owns sub-block b
         const uint32_t d_dmin_bits = __shfl_sync(0xFFFFFFFFu, w.header_word, 0, kQ4KSubBlocks);
-        const uint32_t s0 = __shfl_sync(0xFFFFFFFFu, w.header_word, 1, kQ4KSubBlocks);
-        const uint32_t s1 = __shfl_sync(0xFFFFFFFFu, w.header_word, 2, kQ4KSubBlocks);
-        const uint32_t s2 = __shfl_sync(0xFFFFFFFFu, w.header_word, 3, kQ4KSubBlocks);
+        const uint32_t sc_word = __shfl_sync(0xFFFFFFFFu, w.header_word, 1 + j / 4, kQ4KSubBlocks);
+        const uint32_t m_low_word = __shfl_sync(0xFFFFFFFFu, w.header_word, 3, kQ4KSubBlocks);
         int sc, m;
-        q4_k_scale_min_words(j, s0, s1, s2, sc, m);
+        q4_k_lane_scale_min(j, sc_word, m_low_word, sc, m);
         const float2 d_dmin = __half22float2(*reinterpret_cast<const __half2*>(&d_dmin_bits));
         return {w.q, d_dmin.x * small_int_to_float(sc), d_dmin.y * small_int_to_float(m)};
     }

@@ -55,6 +55,16 @@ __device__ __forceinline__ void mma_m16n8k4_tf32_f32(float (&d)[4], const uint32
 #endif
 }
 
+// The same with k = 8: A 16x8 (4 registers: rows g, g + 8 at column t, then rows g, g + 8 at
+// column t + 4), B 8x8 (2: rows t and t + 4, column g).
+__device__ __forceinline__ void mma_m16n8k8_tf32_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+#endif
+}
+
 // D = A·B + D for one 16x8 tile of int32: A 16x32 int8 (4 registers of 4), B 32x8 int8 (2), D int32 (4).
 __device__ __forceinline__ void mma_m16n8k32_s8_s32(int (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800

@@ -12,14 +12,15 @@
 // sub-block, a third more FP32 work where 09 is already issue-bound on it (the first version of
 // this rung: 1.6x 09's time at M = 512); instead the warp's 4 sub-blocks of a stage go through
 // one TF32 m16n8k4 mma, Σ_j m_j·s_j for every (row, token) of a tile (exact: m and s are TF32
-// numbers, their products FP32 numbers), then one FFMA per output and stage. A stage holds three
+// numbers, their products FP32 numbers), then one FFMA per output and stage (on the large tile,
+// whose stage is half a super-block, once per super-block with a k = 8 mma). A stage holds three
 // streams 09 has not: the (d, dmin) pairs of its super-block (a stage of 128 values copies them,
 // the next one copies them again), and the tokens' s as FP32 beside 09's FP32 d_a (the quantizer
 // widens Q8_1's fp16 s, the same s llama.cpp reads).
-// Improves: Q4_K prompts at 1.15x 09's Q4_0 time (M = 512), instead of the GEMV's cost per token.
-// Limit: 09's (issue-bound on the FP32 epilogue, TENSOR_CORES.md) with 19.7 instructions per
-// int8 mma against 09's 16.9; 2.8% more weight bytes than ggml's Q4_K (the unpacked scales); K a
-// multiple of 256.
+// Improves: Q4_K prompts within 15% of 09's Q4_0 time (M = 512), instead of the GEMV's cost per token.
+// Limit: 09's (issue-bound on the FP32 epilogue, TENSOR_CORES.md) with a few more instructions
+// per int8 mma (the minimum, the sub-block words and s; KQUANTS.md counts them); 2.8% more weight
+// bytes than ggml's Q4_K (the unpacked scales); K a multiple of 256.
 #pragma once
 
 #include "../../common/ggml_kquants.h"
@@ -49,16 +50,23 @@ template <class G>
 struct Tile : G {
     static constexpr int kSupers = G::kBK >= QK_K ? G::kBK / QK_K : 1;          // super-blocks a stage touches
     static constexpr int kStagesPerSuper = G::kBK >= QK_K ? 1 : QK_K / G::kBK;  // stages that share one
-    static constexpr int kDDminBytes = G::kRowTiles * kSupers * 64;             // 8 (d, dmin) pairs of two rows
-    static constexpr int kActScaleBytes = G::kBM * G::kBlocks * 8;              // d_a, then s, per (token, block)
+    // A stage of half a super-block, all of it one warp's (the large tile): the odd stage applies
+    // the minimum of all 8 sub-blocks at once, so both stages copy the sub-block words and s of
+    // the whole super-block (subtract_super_block_minimums). Else each stage its own.
+    static constexpr bool kMinimumPerSuper = kStagesPerSuper == 2 && G::kWarpsK == 1;
+    static constexpr int kScaleBlocks = kMinimumPerSuper ? QK_K / QK4_0 : G::kBlocks;  // sub-blocks of words and s a stage holds
+    static constexpr int kStagesPerScales = kMinimumPerSuper ? 2 : 1;                  // stages that copy the same ones
+    static constexpr int kSubScaleBytes = G::kRowTiles * kScaleBlocks * 32;            // 8 words per (tile, sub-block)
+    static constexpr int kDDminBytes = G::kRowTiles * kSupers * 64;                     // 8 (d, dmin) pairs of two rows
     static constexpr int kWeightScalesAt = G::kWeightBytes;
-    static constexpr int kDDminAt = kWeightScalesAt + G::kWeightScaleBytes;
+    static constexpr int kDDminAt = kWeightScalesAt + kSubScaleBytes;
     static constexpr int kActAt = kDDminAt + kDDminBytes;
-    static constexpr int kActScalesAt = kActAt + G::kActBytes;
-    static constexpr int kActSAt = kActScalesAt + G::kBM * G::kBlocks * 4;
-    static constexpr int kStageBytes = kActScalesAt + kActScaleBytes;
+    static constexpr int kActScalesAt = kActAt + G::kActBytes;                   // d_a per (token, block) ...
+    static constexpr int kActSAt = kActScalesAt + G::kBM * G::kBlocks * 4;      // ... then s per (token, sub-block)
+    static constexpr int kStageBytes = kActSAt + G::kBM * kScaleBlocks * 4;
     static constexpr int kSmemBytes = G::kStages * kStageBytes > G::kReduceBytes ? G::kStages * kStageBytes : G::kReduceBytes;
     static_assert(G::kBK % QK_K == 0 || QK_K % G::kBK == 0, "a stage is whole super-blocks or a whole fraction of one");
+    static_assert(kScaleBlocks % 4 == 0, "a token's s are whole 16-byte pieces");
 };
 // Rung 09's four tile shapes and its rule for choosing among them: the same trade-offs (how many
 // CTAs stream the weights at each M) hold for Q4_K, whose weights are 3% larger.
@@ -73,14 +81,20 @@ template <class C>
 struct Loader {
     static constexpr int kChunks = C::kBK / kMmaChunk8;
     mma_int8::CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> codes;
-    mma_int8::CopyStream<C, C::kRowTiles * C::kBlocks * 2, C::kBlocks * 2> sub_scales;
+    mma_int8::CopyStream<C, C::kRowTiles * C::kScaleBlocks * 2, C::kScaleBlocks * 2, C::kStagesPerScales> sub_scales;
     mma_int8::CopyStream<C, C::kRowTiles * C::kSupers * 4, C::kSupers * 4, C::kStagesPerSuper> d_dmin;
     mma_int8::ActStreamOf<C> act;
-    mma_int8::CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_d, act_s;
+    mma_int8::CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_d;
+    mma_int8::CopyStream<C, C::kBM * (C::kScaleBlocks / 4), C::kScaleBlocks / 4, C::kStagesPerScales> act_s;
 
     __device__ Loader(const Args& p, int tile0, int m0)
         : codes([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_weight_piece<C>(i, tile0, p.N, p.K, src, dst, k0); }),
-          sub_scales([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_block_word_piece<C>(i, tile0, p.N, p.K, src, dst, k0); }),
+          sub_scales([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, sub-block): 32 bytes, two pieces
+              const int part = i % 2, b = (i / 2) % C::kScaleBlocks, t = i / (2 * C::kScaleBlocks);
+              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
+              src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
+              dst = C::kWeightScalesAt + (t * C::kScaleBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+          }),
           d_dmin([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, super-block): 64 bytes, four pieces
               const int part = i % 4, super = (i / 4) % C::kSupers, t = i / (4 * C::kSupers);
               const int tile = min(tile0 + t, last_mma_row_tile(p.N));
@@ -89,7 +103,11 @@ struct Loader {
           }),
           act(mma_int8::make_act_stream<C>(p, m0)),
           act_d([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_act_scale_piece<C>(i, C::kActScalesAt, m0, p.M, p.K, src, dst, k0); }),
-          act_s([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_act_scale_piece<C>(i, C::kActSAt, m0, p.M, p.K, src, dst, k0); }) {}
+          act_s([&](int i, size_t& src, int& dst, int& k0) {  // per token: kScaleBlocks FP32 s, 4 to a piece
+              const int r = i / (C::kScaleBlocks / 4), piece = i % (C::kScaleBlocks / 4);
+              src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
+              dst = C::kActSAt + r * C::kScaleBlocks * 4 + piece * 16, k0 = piece * 4 * QK4_0;
+          }) {}
 
     __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, const Args& p) const {
         codes.load(stage, kt, p.K, p.words), sub_scales.load(stage, kt, p.K, p.sub_scales), d_dmin.load(stage, kt, p.K, p.d_dmin);
@@ -113,11 +131,11 @@ __device__ __forceinline__ void subtract_minimums(float (&acc)[C::kTilesN][C::kT
     const float* a_s = reinterpret_cast<const float*>(stage + C::kActSAt);
     uint32_t s[C::kTilesM];  // B: s of token g of each token tile
 #pragma unroll
-    for (int tm = 0; tm < C::kTilesM; ++tm) s[tm] = __float_as_uint(a_s[((wm * C::kTilesM + tm) * 8 + g) * C::kBlocks + block]);
+    for (int tm = 0; tm < C::kTilesM; ++tm) s[tm] = __float_as_uint(a_s[((wm * C::kTilesM + tm) * 8 + g) * C::kScaleBlocks + block]);
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn) {
         const int tile = wn * C::kTilesN + tn;
-        const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (tile * C::kBlocks + block) * 32 + g * 4);
+        const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (tile * C::kScaleBlocks + block) * 32 + g * 4);
         const float one = 1.0f, minus_magic = minus_magic_times(one);
         const uint32_t m[2] = {__float_as_uint(byte_times<1>(sm, one, minus_magic)), __float_as_uint(byte_times<3>(sm, one, minus_magic))};
 #pragma unroll
@@ -130,9 +148,45 @@ __device__ __forceinline__ void subtract_minimums(float (&acc)[C::kTilesN][C::kT
     }
 }
 
+// The same for a whole super-block at once, in the second of its two stages (kMinimumPerSuper):
+// one TF32 m16n8k8 mma per tile pair, k running over its 8 sub-blocks, and one FFMA per output,
+// half of what two stages of subtract_minimums issue. Lane (g, t) brings m of rows g and g + 8 and
+// s of token g, of sub-blocks t and t + 4.
+template <class C>
+__device__ __forceinline__ void subtract_super_block_minimums(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn,
+                                                              int wm, const float2 (&d_dmin)[C::kTilesN][2]) {
+    static_assert(C::kScaleBlocks == 8, "k of m16n8k8 runs over the super-block's 8 sub-blocks");
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    uint32_t m[C::kTilesN][4];  // A: m of rows g, g + 8 of each tile, sub-blocks t and t + 4
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn) {
+        const uint8_t* words = stage + C::kWeightScalesAt + (wn * C::kTilesN + tn) * C::kScaleBlocks * 32 + g * 4;
+        const float one = 1.0f, minus_magic = minus_magic_times(one);
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const uint32_t sm = *reinterpret_cast<const uint32_t*>(words + (t + 4 * h) * 32);
+            m[tn][2 * h] = __float_as_uint(byte_times<1>(sm, one, minus_magic));
+            m[tn][2 * h + 1] = __float_as_uint(byte_times<3>(sm, one, minus_magic));
+        }
+    }
+    const float* a_s = reinterpret_cast<const float*>(stage + C::kActSAt);
+#pragma unroll
+    for (int tm = 0; tm < C::kTilesM; ++tm) {
+        const float* s_of_token = a_s + ((wm * C::kTilesM + tm) * 8 + g) * C::kScaleBlocks;
+        const uint32_t s[2] = {__float_as_uint(s_of_token[t]), __float_as_uint(s_of_token[t + 4])};  // B: token g
+#pragma unroll
+        for (int tn = 0; tn < C::kTilesN; ++tn) {
+            float ms[4] = {0.f, 0.f, 0.f, 0.f};  // Σ_j m_j·s_j over the super-block: rows g, g + 8 x tokens 2t, 2t + 1
+            mma_m16n8k8_tf32_f32(ms, m[tn], s);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf(-d_dmin[tn][i / 2].y, ms[i], acc[tn][tm][i]);
+        }
+    }
+}
+
 // One warp, one stage: its 4 sub-blocks of K (in one super-block), all its tiles.
 template <class C>
-__device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm, int wk) {
+__device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm, int wk, int kt) {
     const int lane = threadIdx.x % 32, g = lane / 4;
     const float* a_d = reinterpret_cast<const float*>(stage + C::kActScalesAt);
     const int super = C::kBK >= QK_K ? wk * kWarpK / QK_K : 0;  // the warp's super-block within the stage
@@ -151,7 +205,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         d_dmin[tn][0] = __half22float2(bits_half2(pair.x)), d_dmin[tn][1] = __half22float2(bits_half2(pair.y));
         minus_d_magic[tn][0] = minus_magic_times(d_dmin[tn][0].x), minus_d_magic[tn][1] = minus_magic_times(d_dmin[tn][1].x);
     }
-    subtract_minimums<C>(acc, stage, wn, wm, wk, d_dmin);
+    if constexpr (!C::kMinimumPerSuper) subtract_minimums<C>(acc, stage, wn, wm, wk, d_dmin);
+    const int first_scale_block = C::kMinimumPerSuper ? (kt % 2) * (kWarpK / QK4_0) : 0;  // the stage's sub-blocks among its words
 #pragma unroll
     for (int kb = 0; kb < kWarpK / QK4_0; ++kb) {
         const int block = wk * (kWarpK / QK4_0) + kb;  // sub-block within the stage
@@ -169,7 +224,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             using gemv_mma_q4_k::high_codes, gemv_mma_q4_k::low_codes;
             const uint32_t q[4] = {high_codes(word_a), high_codes(word_b), low_codes(word_a), low_codes(word_b)};
             const int t = wn * C::kTilesN + tn;
-            const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (t * C::kBlocks + block) * 32 + g * 4);
+            const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (t * C::kScaleBlocks + first_scale_block + block) * 32 + g * 4);
             const float d_sc[2] = {byte_times<0>(sm, d_dmin[tn][0].x, minus_d_magic[tn][0]),  // rows g and g + 8: d·sc_j
                                    byte_times<2>(sm, d_dmin[tn][1].x, minus_d_magic[tn][1])};
 #pragma unroll
@@ -181,6 +236,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             }
         }
     }
+    if constexpr (C::kMinimumPerSuper)  // after the stage's products, when its weight registers are free
+        if (kt % 2 == 1) subtract_super_block_minimums<C>(acc, stage, wn, wm, d_dmin);
 }
 
 // The kernel is rung 09's line for line but for its loader, stage and store. One main loop shared
@@ -208,7 +265,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_q4_k(A
     cp_async_pipeline<C::kStages>(
         k_tiles, [&](int kt) { loader.load_weights(stage(kt), kt, p), loader.load_activations(stage(kt), kt, p); },
         [&](int kt) {
-            if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk);
+            if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk, kt);
         });
     if (!finish_split_k<C::kWarpsK, C::kTilesN * C::kTilesM * 4>(&acc[0][0][0], smem, warp / C::kWarpsK, wk)) return;
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);

@@ -21,6 +21,8 @@ std::vector<uint8_t> ggml_live_quantize(LiveFormat f, const float* x, int64_t n)
 std::vector<float> ggml_live_dequantize(LiveFormat f, const std::vector<uint8_t>& blocks, int64_t n);
 
 // ggml's CUDA backend (when the ggml build has one, ggml_live_cuda.cpp): the median time in µs of
-// one Q4_0 x F32 MUL_MAT, C[M][N] = A[M][K]·W[N][K]^T, activation quantization included, weights
-// rotated through `copies` copies; NaN when the backend cannot run it.
-double ggml_live_cuda_mul_mat_us(int64_t M, int64_t N, int64_t K, int copies, int iters, int warmup, uint64_t seed);
+// one MUL_MAT of Q4_0 or Q4_K weights (`weights`) and F32 activations, C[M][N] = A[M][K]·W[N][K]^T,
+// activation quantization included, weights rotated through `copies` copies; NaN when the backend
+// cannot run it (or for another format).
+double ggml_live_cuda_mul_mat_us(LiveFormat weights, int64_t M, int64_t N, int64_t K, int copies, int iters, int warmup,
+                                 uint64_t seed);

@@ -1,6 +1,6 @@
 // ggml_live_cuda.cpp - step 5 times the reader's own ggml CUDA backend on the operation steps 3
-// and 4 time: C = A·W^T with W in Q4_0 and A in F32, ggml's MUL_MAT, which quantizes A to Q8_1
-// itself, as llama.cpp runs it. Compiled only when the ggml build has libggml-cuda (CMake says so).
+// and 4 time: C = A·W^T with W in Q4_0 (or Q4_K) and A in F32, ggml's MUL_MAT, which quantizes A
+// to Q8_1 itself, as llama.cpp runs it. Compiled only when the ggml build has libggml-cuda (CMake says so).
 //
 // Timed as our steps time themselves: one graph of back-to-back MUL_MATs whose weights rotate
 // through `copies` copies (cold L2 when they span it), replayed `iters` times after `warmup`
@@ -19,7 +19,10 @@
 #include <random>
 #include <vector>
 
-double ggml_live_cuda_mul_mat_us(int64_t M, int64_t N, int64_t K, int copies, int iters, int warmup, uint64_t seed) {
+double ggml_live_cuda_mul_mat_us(LiveFormat weights, int64_t M, int64_t N, int64_t K, int copies, int iters, int warmup,
+                                 uint64_t seed) {
+    if (weights != LiveFormat::Q4_0 && weights != LiveFormat::Q4_K) return NAN;
+    const ggml_type type = weights == LiveFormat::Q4_0 ? GGML_TYPE_Q4_0 : GGML_TYPE_Q4_K;
     ggml_backend_t backend = ggml_backend_cuda_init(0);
     if (!backend) return NAN;
     const int reps = std::max(copies, 32);  // MUL_MATs per graph: a replay lasts well beyond its launch
@@ -28,7 +31,7 @@ double ggml_live_cuda_mul_mat_us(int64_t M, int64_t N, int64_t K, int copies, in
     ggml_context* ctx = ggml_init(params);
     ggml_tensor* a = ggml_new_tensor_2d(ctx, GGML_TYPE_F32, K, M);  // M rows of K: the activations
     std::vector<ggml_tensor*> w(copies);
-    for (auto& t : w) t = ggml_new_tensor_2d(ctx, GGML_TYPE_Q4_0, K, N);  // N rows of K: the weights
+    for (auto& t : w) t = ggml_new_tensor_2d(ctx, type, K, N);  // N rows of K: the weights
     ggml_cgraph* graph = ggml_new_graph_custom(ctx, reps, false);
     for (int r = 0; r < reps; ++r) ggml_build_forward_expand(graph, ggml_mul_mat(ctx, w[r % copies], a));
     ggml_backend_buffer_t buffer = ggml_backend_alloc_ctx_tensors(ctx, backend);
@@ -37,8 +40,8 @@ double ggml_live_cuda_mul_mat_us(int64_t M, int64_t N, int64_t K, int copies, in
     std::normal_distribution<float> normal;
     std::vector<float> x((size_t)(N * K));
     for (float& v : x) v = normal(rng);
-    std::vector<uint8_t> q(ggml_row_size(GGML_TYPE_Q4_0, K) * (size_t)N);
-    ggml_quantize_chunk(GGML_TYPE_Q4_0, x.data(), q.data(), 0, N, K, nullptr);
+    std::vector<uint8_t> q(ggml_row_size(type, K) * (size_t)N);
+    ggml_quantize_chunk(type, x.data(), q.data(), 0, N, K, nullptr);
     for (ggml_tensor* t : w) ggml_backend_tensor_set(t, q.data(), 0, q.size());
     x.resize((size_t)(M * K));
     for (float& v : x) v = normal(rng);

@@ -106,27 +106,40 @@ inline std::string timing_cell(const StepTiming& s) {
 }
 
 #ifdef QGF_WITH_GGML_CUDA
+// One weight format of the live speed comparison: ggml's type and step 4's kernels for it.
+struct LiveSpeedFormat {
+    const char* name;  // as the table heads it
+    LiveFormat ggml;
+    const std::vector<std::string>* ours;
+    const char* tag;  // tells its step 4 runs apart from the other format's (time_step)
+};
+
 // The live speed comparison: the reader's ggml CUDA MUL_MAT (ggml_live_cuda.cpp) and step 4, run
-// here and now on the same GPU and shapes, both whole operations with cold L2. Returns false when
-// step 4 failed a check or ggml could not run.
+// here and now on the same GPU and shapes, both whole operations with cold L2, for Q4_0 and Q4_K
+// weights. Returns false when step 4 failed a check or ggml could not run.
 inline bool run_live_speed(const char* argv0, const Gpu& gpu) {
     StepRuns runs;
     if (!prepare_step_runs(argv0, {"step4_w4a8"}, "step5_live", runs)) return true;
     std::printf("  both timed here: a graph of back-to-back operations, weights rotated through copies spanning 3x L2,\n"
                 "  median of 20 replays; ggml's replay is timed on the host (its graph compute synchronizes), ours\n"
                 "  with CUDA events (step 4's own timing; logs in %s)\n", runs.scratch.c_str());
-    std::printf("  %5s %6s %6s  %-24s %16s %10s\n", "M", "N", "K", "ours (step 4)", "ggml CUDA, live", "ggml/ours");
     bool ok = true;
-    for (long long m : kSpeedLevelM)
-        for (const auto& [n, k] : {std::pair<long long, long long>{4096, 14336}, {14336, 4096}, {4096, 4096}}) {
-            const double weight_bytes = (double)n * k / 32 * 18;
-            const int copies = std::max(1, (int)std::ceil(3.0 * (double)gpu.l2_bytes / weight_bytes));
-            const double theirs = ggml_live_cuda_mul_mat_us(m, n, k, copies, 20, 5, 1234);
-            const StepTiming ours = time_step(runs.dir, "step4_w4a8", kStep4Contenders, m, n, k, runs.scratch);
-            ok = ok && ours.exit_code == 0 && std::isfinite(theirs);
-            std::printf("  %5lld %6lld %6lld  %-24s %16s %10s\n", m, n, k, timing_cell(ours).c_str(), fmt_or_dash(theirs, "%.1f us").c_str(),
-                        fmt_or_dash(theirs / ours.time_us, "%.2fx").c_str());
-        }
+    const LiveSpeedFormat formats[] = {{"Q4_0", LiveFormat::Q4_0, &kStep4Contenders, ""},
+                                       {"Q4_K", LiveFormat::Q4_K, &kStep4Q4KContenders, "-q4_k"}};
+    for (const LiveSpeedFormat& f : formats) {
+        std::printf("  %s weights:\n  %5s %6s %6s  %-24s %16s %10s\n", f.name, "M", "N", "K", "ours (step 4)", "ggml CUDA, live",
+                    "ggml/ours");
+        for (long long m : kSpeedLevelM)
+            for (const auto& [n, k] : {std::pair<long long, long long>{4096, 14336}, {14336, 4096}, {4096, 4096}}) {
+                const double weight_bytes = (double)n * k / 32 * 18;  // 4.5 bits per weight, both formats
+                const int copies = std::max(1, (int)std::ceil(3.0 * (double)gpu.l2_bytes / weight_bytes));
+                const double theirs = ggml_live_cuda_mul_mat_us(f.ggml, m, n, k, copies, 20, 5, 1234);
+                const StepTiming ours = time_step(runs.dir, "step4_w4a8", *f.ours, m, n, k, runs.scratch, f.tag);
+                ok = ok && ours.exit_code == 0 && std::isfinite(theirs);
+                std::printf("  %5lld %6lld %6lld  %-24s %16s %10s\n", m, n, k, timing_cell(ours).c_str(),
+                            fmt_or_dash(theirs, "%.1f us").c_str(), fmt_or_dash(theirs / ours.time_us, "%.2fx").c_str());
+            }
+    }
     return ok;
 }
 #endif

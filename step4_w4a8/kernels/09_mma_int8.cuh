@@ -178,12 +178,13 @@ __device__ __forceinline__ void place_weight_piece(int i, int tile0, int N, int 
     src = ((size_t)tile * (K / kMmaChunk8) + chunk) * 32 + part;
     dst = (t * kChunks + chunk) * 512 + part * 16, k0 = chunk * kMmaChunk8;
 }
-template <class C>
+// BLOCKS: the blocks of words a stage holds per tile (rung 15's large tile: a whole super-block's).
+template <class C, int BLOCKS = C::kBlocks>
 __device__ __forceinline__ void place_block_word_piece(int i, int tile0, int N, int K, size_t& src, int& dst, int& k0) {
-    const int part = i % 2, b = (i / 2) % C::kBlocks, t = i / (2 * C::kBlocks);
+    const int part = i % 2, b = (i / 2) % BLOCKS, t = i / (2 * BLOCKS);
     const int tile = min(tile0 + t, last_mma_row_tile(N));
     src = ((size_t)tile * (K / QK4_0) + b) * 2 + part;
-    dst = C::kWeightScalesAt + (t * C::kBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+    dst = C::kWeightScalesAt + (t * BLOCKS + b) * 32 + part * 16, k0 = b * QK4_0;
 }
 // A token's activation codes: rows of kBK codes, swizzled (a token past M reads M - 1) ...
 template <class C>
@@ -192,13 +193,13 @@ __device__ __forceinline__ void place_act_piece(int i, int m0, int M, int K, siz
     src = (size_t)min(m0 + r, M - 1) * (K / 16) + piece;
     dst = C::kActAt + act_offset<C>(r, piece), k0 = piece * 16;
 }
-// ... and its FP32 scales per block, kBlocks per token from stage offset `at` (d here; d and s
-// in rung 15).
-template <class C>
+// ... and its FP32 scales per block, BLOCKS per token from stage offset `at` (d here; d and s
+// in rung 15, whose large tile holds a whole super-block's s).
+template <class C, int BLOCKS = C::kBlocks>
 __device__ __forceinline__ void place_act_scale_piece(int i, int at, int m0, int M, int K, size_t& src, int& dst, int& k0) {
-    const int r = i / (C::kBlocks / 4), piece = i % (C::kBlocks / 4);
+    const int r = i / (BLOCKS / 4), piece = i % (BLOCKS / 4);
     src = (size_t)min(m0 + r, M - 1) * (K / QK4_0 / 4) + piece;
-    dst = at + r * C::kBlocks * 4 + piece * 16;
+    dst = at + r * BLOCKS * 4 + piece * 16;
     k0 = piece * 4 * QK4_0;
 }
 

@@ -89,11 +89,8 @@ struct Loader {
 
     __device__ Loader(const Args& p, int tile0, int m0)
         : codes([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_weight_piece<C>(i, tile0, p.N, p.K, src, dst, k0); }),
-          sub_scales([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, sub-block): 32 bytes, two pieces
-              const int part = i % 2, b = (i / 2) % C::kScaleBlocks, t = i / (2 * C::kScaleBlocks);
-              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
-              src = ((size_t)tile * (p.K / QK4_0) + b) * 2 + part;
-              dst = C::kWeightScalesAt + (t * C::kScaleBlocks + b) * 32 + part * 16, k0 = b * QK4_0;
+          sub_scales([&](int i, size_t& src, int& dst, int& k0) {
+              mma_int8::place_block_word_piece<C, C::kScaleBlocks>(i, tile0, p.N, p.K, src, dst, k0);
           }),
           d_dmin([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, super-block): 64 bytes, four pieces
               const int part = i % 4, super = (i / 4) % C::kSupers, t = i / (4 * C::kSupers);
@@ -103,10 +100,8 @@ struct Loader {
           }),
           act(mma_int8::make_act_stream<C>(p, m0)),
           act_d([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_act_scale_piece<C>(i, C::kActScalesAt, m0, p.M, p.K, src, dst, k0); }),
-          act_s([&](int i, size_t& src, int& dst, int& k0) {  // per token: kScaleBlocks FP32 s, 4 to a piece
-              const int r = i / (C::kScaleBlocks / 4), piece = i % (C::kScaleBlocks / 4);
-              src = (size_t)min(m0 + r, p.M - 1) * (p.K / QK4_0 / 4) + piece;
-              dst = C::kActSAt + r * C::kScaleBlocks * 4 + piece * 16, k0 = piece * 4 * QK4_0;
+          act_s([&](int i, size_t& src, int& dst, int& k0) {
+              mma_int8::place_act_scale_piece<C, C::kScaleBlocks>(i, C::kActSAt, m0, p.M, p.K, src, dst, k0);
           }) {}
 
     __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, const Args& p) const {

@@ -42,6 +42,10 @@ constexpr int kMaxWarps = kMaxThreads / 32;
 // Rows per pipeline stage: in flight are 2 x ROWS weight blocks per thread (this stage and the
 // next), next to TOKENS activation blocks and ROWS x TOKENS partial sums, in at most 128 registers.
 // Timed on the H200 (2026-11-30) at M = 1 and 4, K = 4096 and 14336: 4 rows beat 2, 8 and 16.
+// But a pipeline needs two stages per CTA at least: with few K-blocks the CTAs are small and many
+// fit at once (at K = 4096, 1056 of 4 warps on the H200), and 4 rows per stage would leave each
+// CTA one stage, its loads overlapping nothing; the launcher then takes half as many rows
+// (launch_gemv_resident_tokens; LAB_NOTES.md of step 4 has the A/B).
 template <int TOKENS> constexpr int kRows = TOKENS <= 4 ? 4 : 2;
 }  // namespace gemv_resident
 
@@ -73,10 +77,9 @@ struct ResidentStage {
 
 // PDL: true when launched as a programmatic dependent of the kernel that writes the activations;
 // the first weight loads then go out before waiting for it.
-template <class Format, int TOKENS, bool PDL>
+template <class Format, int TOKENS, bool PDL, int ROWS>
 __global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kernel(typename Format::Args p) {
     using namespace gemv_resident;
-    constexpr int ROWS = kRows<TOKENS>;
     __shared__ float warp_sums[2][kMaxWarps][ROWS * TOKENS];  // two, so one __syncthreads per stage suffices
     const int block = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     const bool has_block = block < p.K / 32;  // threads past the last K-block add zeros
@@ -128,16 +131,30 @@ inline std::string gemv_resident_why_not(int64_t M, int64_t K, int max_tokens) {
 }
 
 // As many CTAs as fit on the GPU at once (persistent), at most one per stage of rows.
-template <class Format, int TOKENS, bool PDL>
-inline void launch_gemv_resident_tokens(const typename Format::Args& p, cudaStream_t s) {
-    auto kernel = gemv_resident_kernel<Format, TOKENS, PDL>;
+template <class Format, int TOKENS, bool PDL, int ROWS>
+inline void launch_gemv_resident_rows(const typename Format::Args& p, cudaStream_t s, int64_t ctas) {
+    auto kernel = gemv_resident_kernel<Format, TOKENS, PDL, ROWS>;
     const int threads = gemv_resident_threads(p.K);
-    const int64_t stages = ceil_div(p.N, gemv_resident::kRows<TOKENS>);
-    const dim3 grid((unsigned)std::min<int64_t>(stages, ctas_in_one_wave(kernel, threads, 0)));
+    const dim3 grid((unsigned)std::min<int64_t>(ceil_div(p.N, ROWS), ctas));
     if (PDL)
         launch_with_pdl(kernel, grid, dim3(threads), 0, s, p);
     else
         kernel<<<grid, threads, 0, s>>>(p);
+}
+
+// kRows rows per stage, or half as many where that would leave a CTA fewer than two stages.
+template <class Format, int TOKENS, bool PDL>
+inline void launch_gemv_resident_tokens(const typename Format::Args& p, cudaStream_t s) {
+    constexpr int ROWS = gemv_resident::kRows<TOKENS>;
+    const int threads = gemv_resident_threads(p.K);
+    const int64_t ctas = ctas_in_one_wave(gemv_resident_kernel<Format, TOKENS, PDL, ROWS>, threads, 0);
+    if constexpr (ROWS == 4) {
+        if (ceil_div(p.N, ROWS) < 2 * ctas) {
+            const int64_t half_ctas = ctas_in_one_wave(gemv_resident_kernel<Format, TOKENS, PDL, ROWS / 2>, threads, 0);
+            return launch_gemv_resident_rows<Format, TOKENS, PDL, ROWS / 2>(p, s, half_ctas);
+        }
+    }
+    launch_gemv_resident_rows<Format, TOKENS, PDL, ROWS>(p, s, ctas);
 }
 
 // M = 1..MAX_TOKENS tokens, each a compile-time count (the why_not above keeps M in range).

@@ -15,7 +15,7 @@
 // Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0: on the H200 1.4x
 // llama.cpp's own Q4_K GEMV at M = 1 (KQUANTS.md).
 // Limit: more instructions per byte than 08 (shuffles, unpacking, two more multiplies per token):
-// at M = 1 it issues on 60% of the cycles where 08 needs 43%, and is 14% slower on the same bytes;
+// at M = 1 it issues on 60% of the cycles where 08 needs 43%, and is 8% slower on the same bytes;
 // 08's limits at larger M (the row sums and the registers grow with M). K must be a multiple of
 // 256 (whole super-blocks) and at most 16384.
 #pragma once
@@ -50,10 +50,13 @@ struct ResidentQ4_KQ8_1 {
     };
     using Activation = gemv_resident_w4a8::ResidentQ4_0Q8_1::Activation;  // the same Q8_1 blocks as 08
 
+    // The codes stream past once (__ldcs: evict first, as 08's); the header words go through the
+    // read-only path (__ldg), which the H200 timed 4.5% faster at M = 1 (11.1 -> 10.6 us; the
+    // codes that way made both 08 and 12 slower: LAB_NOTES.md).
     __device__ static Weight load_weight(const Args& p, int row, int block) {
         const size_t sub = (size_t)row * (p.K / 32) + block;  // its super-block: sub / 8 (8 sub-blocks each)
         return {__ldcs(reinterpret_cast<const uint4*>(p.q4k_codes) + sub),
-                __ldcs(reinterpret_cast<const uint32_t*>(p.q4k_headers) + sub / kQ4KSubBlocks * 4 + block % 4)};
+                __ldg(reinterpret_cast<const uint32_t*>(p.q4k_headers) + sub / kQ4KSubBlocks * 4 + block % 4)};
     }
     __device__ static Activation load_activation(const Args& p, int token, int block) {
         return gemv_resident_w4a8::ResidentQ4_0Q8_1::load_activation(p, token, block);

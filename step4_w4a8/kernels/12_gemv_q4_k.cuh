@@ -12,7 +12,7 @@
 // own, which the 8 threads of its sub-blocks share (a word each, then shuffles). Each thread
 // unpacks its own 6-bit scale and min (a few integer instructions per 32 values; widening them
 // offline would add bytes to the weights, which a GEMV waits on).
-// Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0: on the H200 1.4x
+// Improves: a K-quant GEMV that reads 4.5 bits per weight, as many as Q4_0: on the H200 1.5x
 // llama.cpp's own Q4_K GEMV at M = 1 (KQUANTS.md).
 // Limit: more instructions per byte than 08 (shuffles, unpacking, two more multiplies per token):
 // at M = 1 it issues on 60% of the cycles where 08 needs 43%, and is 8% slower on the same bytes;

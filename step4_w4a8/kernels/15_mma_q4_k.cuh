@@ -112,6 +112,14 @@ struct Loader {
     }
 };
 
+// m_j of rows g and g + 8 from a lane's sub-block word {sc[g], m[g], sc[g + 8], m[g + 8]}, as
+// TF32 operands (exact: integers 0..63).
+__device__ __forceinline__ void minimums_of_word(uint32_t sm, uint32_t& m_row_g, uint32_t& m_row_g8) {
+    const float one = 1.0f, minus_magic = minus_magic_times(one);
+    m_row_g = __float_as_uint(byte_times<1>(sm, one, minus_magic));
+    m_row_g8 = __float_as_uint(byte_times<3>(sm, one, minus_magic));
+}
+
 // The minimum's part of a warp's stage, −dmin·Σ_j m_j·s_j over its 4 sub-blocks j, for every
 // (row, token) of its tiles: one TF32 m16n8k4 mma per tile pair, k running over the sub-blocks,
 // instead of one FFMA per output and sub-block. Exact where it matters: m (0..63) and s (an fp16
@@ -131,8 +139,8 @@ __device__ __forceinline__ void subtract_minimums(float (&acc)[C::kTilesN][C::kT
     for (int tn = 0; tn < C::kTilesN; ++tn) {
         const int tile = wn * C::kTilesN + tn;
         const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (tile * C::kScaleBlocks + block) * 32 + g * 4);
-        const float one = 1.0f, minus_magic = minus_magic_times(one);
-        const uint32_t m[2] = {__float_as_uint(byte_times<1>(sm, one, minus_magic)), __float_as_uint(byte_times<3>(sm, one, minus_magic))};
+        uint32_t m[2];
+        minimums_of_word(sm, m[0], m[1]);
 #pragma unroll
         for (int tm = 0; tm < C::kTilesM; ++tm) {
             float ms[4] = {0.f, 0.f, 0.f, 0.f};  // Σ_j m_j·s_j: rows g, g + 8 x tokens 2t, 2t + 1
@@ -156,13 +164,9 @@ __device__ __forceinline__ void subtract_super_block_minimums(float (&acc)[C::kT
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn) {
         const uint8_t* words = stage + C::kWeightScalesAt + (wn * C::kTilesN + tn) * C::kScaleBlocks * 32 + g * 4;
-        const float one = 1.0f, minus_magic = minus_magic_times(one);
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-            const uint32_t sm = *reinterpret_cast<const uint32_t*>(words + (t + 4 * h) * 32);
-            m[tn][2 * h] = __float_as_uint(byte_times<1>(sm, one, minus_magic));
-            m[tn][2 * h + 1] = __float_as_uint(byte_times<3>(sm, one, minus_magic));
-        }
+        for (int h = 0; h < 2; ++h)
+            minimums_of_word(*reinterpret_cast<const uint32_t*>(words + (t + 4 * h) * 32), m[tn][2 * h], m[tn][2 * h + 1]);
     }
     const float* a_s = reinterpret_cast<const float*>(stage + C::kActSAt);
 #pragma unroll

@@ -174,13 +174,13 @@ mma_q4_k_min_sign|step4_w4a8/kernels/15_mma_q4_k.cuh|s/fmaf\(-d_dmin\[tn\]\[i \/
 mma_q4_k_skip_last_k_tile|step4_w4a8/kernels/15_mma_q4_k.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_super_of_warp|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kBK >= QK_K \? wk \* kWarpK \/ QK_K : 0;/0;/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 mma_q4_k_d_dmin_every_stage|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kSupers \* 4, C::kStagesPerSuper>/C::kSupers * 4>/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
-mma_q4_k_row_g_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<2>\(sm, d_dmin\[tn\]\[1\].x/byte_times<0>(sm, d_dmin[tn][1].x/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
+mma_q4_k_row_g_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\{dsc.x, dsc.y\}/{dsc.x, dsc.x}/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
 mma_q4_k_row_g_minimums|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<3>\(sm, one, minus_magic\)/byte_times<1>(sm, one, minus_magic)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
 mma_q4_k_minimum_token|step4_w4a8/kernels/15_mma_q4_k.cuh|s/a_s\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ g\) \* C::kScaleBlocks/a_s[((wm * C::kTilesM + tm) * 8 + 2 * t) * C::kScaleBlocks/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
-mma_q4_k_next_sub_block_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(t \* C::kScaleBlocks \+ first_scale_block \+ block\) \* 32/(t * C::kScaleBlocks + first_scale_block + (block + 1) % (kWarpK \/ QK4_0)) * 32/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_next_sub_block_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(\(t \* C::kBlocks \+ block\) \* 8 \+ g\) \* 8/((t * C::kBlocks + (block + 1) % C::kBlocks) * 8 + g) * 8/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_s_from_d|step4_w4a8/kernels/15_mma_q4_k.cuh|s/act_s.load\(stage, kt, p.K, p.a_s\)/act_s.load(stage, kt, p.K, p.a_d)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
 mma_q4_k_super_words_every_stage|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kScaleBlocks \* 2, C::kStagesPerScales> sub_scales/C::kScaleBlocks * 2> sub_scales/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
-mma_q4_k_super_first_half_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(kt % 2\) \* \(kWarpK \/ QK4_0\) : 0;/0 : 0;/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+mma_q4_k_d_sc_every_other_stage|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kRowTiles \* C::kBlocks \* 4, C::kBlocks \* 4> d_sc/C::kRowTiles * C::kBlocks * 4, C::kBlocks * 4, 2> d_sc/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_super_minimums_of_t|step4_w4a8/kernels/15_mma_q4_k.cuh|s/words \+ \(t \+ 4 \* h\) \* 32/words + t * 32/|step4_w4a8|^step4_shape_513x4100x768$|gpu
 mma_q4_k_super_s_of_t|step4_w4a8/kernels/15_mma_q4_k.cuh|s/__float_as_uint\(s_of_token\[t \+ 4\]\)/__float_as_uint(s_of_token[t])/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_super_min_sign|step4_w4a8/kernels/15_mma_q4_k.cuh|s/mma_m16n8k8_tf32_f32\(ms, m\[tn\], s\);\n(.*\n\s+)for \(int i = 0; i < 4; \+\+i\) acc\[tn\]\[tm\]\[i\] = fmaf\(-d_dmin/mma_m16n8k8_tf32_f32(ms, m[tn], s);\n$1for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf(d_dmin/|step4_w4a8|^step4_shape_129x4100x4352$|gpu

@@ -1,5 +1,5 @@
-// q4_k_mma_layout.h - Q4_K weights repacked for the int8 tensor-core GEMV
-// (kernels/14_gemv_mma_q4_k.cuh), on the CPU.
+// q4_k_mma_layout.h - Q4_K weights repacked for the int8 tensor-core kernels
+// (kernels/14_gemv_mma_q4_k.cuh, 15_mma_q4_k.cuh), on the CPU.
 //
 // The codes: Q4_0's mma layout (w4a8_mma_layout.h) with a Q4_K sub-block of 32 values in the place
 // of a Q4_0 block, 16 bytes per (16-row tile, 64 values of K, lane). Only what a byte means
@@ -10,9 +10,13 @@
 //   sub_scales  one word per (tile, sub-block, g), bytes {sc[g], m[g], sc[g + 8], m[g + 8]}: the
 //               shape of Q4_0's scale stream, so a lane reads both of its rows with one load;
 //   d_dmin      two words per (tile, super-block, g): (d, dmin) of row g, then of row g + 8, ggml's
-//               fp16 bits.
-// 4.625 bits per weight against ggml's 4.5: 2.8% more to read, and no 6-bit unpacking in the
-// kernel. Rows past N are padded with code 0 and zero scales.
+//               fp16 bits;
+//   d_sc        rung 15's only: d·sc_j of rows g and g + 8 per (tile, sub-block, g), as FP32 (exact:
+//               an fp16 d times a 6-bit sc has 17 significant bits), so its epilogue reads the
+//               scale instead of making it from a byte (KQUANTS.md, "Tensor cores for Q4_K prompts (rung 15)").
+// Rung 14 reads the first three, 4.625 bits per weight against ggml's 4.5: 2.8% more to read, and
+// no 6-bit unpacking in the kernel. Rung 15 reads all four, 5.625 bits per weight: at M = 512 it
+// is bound by instructions, not bytes. Rows past N are padded with code 0 and zero scales.
 #pragma once
 
 #include "../common/ggml_kquants.h"
@@ -29,10 +33,14 @@ struct Q4_KMmaLayout {
     std::vector<uint32_t> words;       // [row_tiles][K/64][32][4]
     std::vector<uint32_t> sub_scales;  // [row_tiles][K/32][8]
     std::vector<uint32_t> d_dmin;      // [row_tiles][K/256][8][2]
+    std::vector<float> d_sc;           // [row_tiles][K/32][8][2]
 };
 
 inline size_t q4_k_mma_sub_scale_index(int64_t tile, int64_t sub_block, int g, int64_t K) {
     return ((size_t)tile * (K / QK4_0) + sub_block) * 8 + g;
+}
+inline size_t q4_k_mma_d_sc_index(int64_t tile, int64_t sub_block, int g, int half, int64_t K) {
+    return q4_k_mma_sub_scale_index(tile, sub_block, g, K) * 2 + half;
 }
 inline size_t q4_k_mma_d_dmin_index(int64_t tile, int64_t super, int g, int half, int64_t K) {
     return (((size_t)tile * (K / QK_K) + super) * 8 + g) * 2 + half;
@@ -49,6 +57,7 @@ inline Q4_KMmaLayout repack_q4_k_for_mma(const std::vector<block_q4_K>& w, int64
         0, N, K);
     r.sub_scales.assign(row_tiles * (K / QK4_0) * 8, 0);
     r.d_dmin.assign(row_tiles * nsuper * 8 * 2, 0);
+    r.d_sc.assign(row_tiles * (K / QK4_0) * 8 * 2, 0.f);
     parallel_for(row_tiles, [&](int64_t tile) {
         for (int g = 0; g < 8; ++g)
             for (int half = 0; half < 2; ++half) {  // rows g and g + 8
@@ -62,6 +71,7 @@ inline Q4_KMmaLayout repack_q4_k_for_mma(const std::vector<block_q4_K>& w, int64
                         kquants::q4_k_scale_min(j, x.scales, sc, m);
                         r.sub_scales[q4_k_mma_sub_scale_index(tile, s * kQ4KMmaSubBlocks + j, g, K)] |= (uint32_t)(sc | m << 8)
                                                                                                          << (16 * half);
+                        r.d_sc[q4_k_mma_d_sc_index(tile, s * kQ4KMmaSubBlocks + j, g, half, K)] = fp16_to_fp32(x.d) * (float)sc;
                     }
                 }
             }

@@ -206,7 +206,8 @@ static void test_mma_int8_repack() {
 // The Q4_K repack for rung 14, read back through the same PTX table: the code the kernel unpacks
 // (a mask, after a shift for the high nibbles) with the (sc, m) bytes of its row's half of the
 // sub-block word and the (d, dmin) of its super-block must give ggml's dequantized weight, exactly;
-// padding rows give 0. K = 512: two super-blocks, so a wrong super-block index reads other scales.
+// padding rows give 0. Rung 15's FP32 d·sc_j must be that d times that sc, bit for bit.
+// K = 512: two super-blocks, so a wrong super-block index reads other scales.
 static void test_q4_k_mma_repack() {
     constexpr int64_t N = 21, K = 512, nblocks = K / QK4_0, nsuper = K / QK_K;
     std::vector<float> w(N * K), deq(N * K);
@@ -216,6 +217,7 @@ static void test_q4_k_mma_repack() {
     dequantize_row_q4_K(blocks.data(), deq.data(), N * K);
     const Q4_KMmaLayout r = repack_q4_k_for_mma(blocks, N, K);
     EXPECT(r.words.size() == (size_t)(2 * (K / 64) * 32 * 4) && r.sub_scales.size() == (size_t)(2 * nblocks * 8));
+    EXPECT(r.d_sc.size() == 2 * r.sub_scales.size());
     size_t bad = 0;
     for (int64_t n = 0; n < 32; ++n)
         for (int64_t b = 0; b < nblocks; ++b)
@@ -231,7 +233,8 @@ static void test_q4_k_mma_repack() {
                 const float d = fp16_to_fp32((ggml_half)(dd & 0xFFFF)), dmin = fp16_to_fp32((ggml_half)(dd >> 16));
                 const float got = d * (float)(sm & 0xFF) * (float)q - dmin * (float)((sm >> 8) & 0xFF);
                 const float want = n < N ? deq[n * K + b * QK4_0 + col] : 0.f;
-                bad += got != want || q > 15;
+                const float d_sc = r.d_sc[q4_k_mma_d_sc_index(tile, b, g, half, K)];
+                bad += got != want || q > 15 || d_sc != d * (float)(sm & 0xFF);
             }
     EXPECT(bad == 0);
 }

@@ -50,10 +50,12 @@ struct W4A8Inputs : W4A8Args {
     const int8_t* q6k_scales;
     const ggml_half* q6k_d;
     // Q4_K repacked for the tensor-core GEMV (q4_k_mma_layout.h), rung 14's own argument likewise:
-    // codes in fragment order, sub-block scale words, (d, dmin) pairs per super-block.
+    // codes in fragment order, sub-block scale words, (d, dmin) pairs per super-block, and (rung
+    // 15 only) d·sc per sub-block as FP32 pairs.
     const uint32_t* q4k_mma_words;
     const uint32_t* q4k_mma_sub_scales;
     const uint2* q4k_mma_d_dmin;
+    const float2* q4k_mma_d_sc;
     // The activations' s widened to FP32, [M][K/32] (rung 15, beside the codes a_qs and d as FP32, a_d).
     const float* a_s;
 };

@@ -160,6 +160,7 @@ class W4A8Problem {
         a.q6k_low = copy(q6k_low_, i), a.q6k_high = copy(q6k_high_, i), a.q6k_scales = copy(q6k_scales_, i), a.q6k_d = copy(q6k_d_, i);
         a.q4k_mma_words = copy(q4k_mma_words_, i), a.q4k_mma_sub_scales = copy(q4k_mma_sub_scales_, i);
         a.q4k_mma_d_dmin = reinterpret_cast<const uint2*>(copy(q4k_mma_d_dmin_, i));
+        a.q4k_mma_d_sc = reinterpret_cast<const float2*>(copy(q4k_mma_d_sc_, i));
         return a;
     }
 
@@ -289,6 +290,7 @@ class W4A8Problem {
             q4k_mma_words_ = upload_rotated(m.words);
             q4k_mma_sub_scales_ = upload_rotated(m.sub_scales);
             q4k_mma_d_dmin_ = upload_rotated(m.d_dmin);
+            q4k_mma_d_sc_ = upload_rotated(m.d_sc);
         }
         if (has(WeightForm::Q6_KStreams) && K % QK_K == 0) {  // likewise
             W6_ = quantize_rows_q6_k(W_, N, K);
@@ -419,6 +421,7 @@ class W4A8Problem {
     DeviceBuffer<int8_t> q6k_scales_;
     DeviceBuffer<ggml_half> w_d_, q6k_d_;
     DeviceBuffer<uint32_t> mma_words_, mma_scales_, q4k_mma_words_, q4k_mma_sub_scales_, q4k_mma_d_dmin_;
+    DeviceBuffer<float> q4k_mma_d_sc_;
     DeviceBuffer<block_q8_1> a_q8_;
     DeviceBuffer<int8_t> a_qs_;
     DeviceBuffer<uint32_t> a_ds_;

@@ -4,23 +4,25 @@
 // tokens; a Q4_K sub-block is 32 values too, so the tiles, the stages, the swizzled activation
 // rows and the mma are 09's, and the weights are rung 14's offline layout
 // (q4_k_mma_layout.h): codes in the same fragment order (as unsigned q, 0..15), one word of
-// sub-block scales and minimums per (tile, sub-block, g), the shape of 09's Q4_0 scale word, and
-// (d, dmin) per (tile, super-block, g). Per sub-block j the outputs gain rung 14's
+// sub-block scales and minimums per (tile, sub-block, g), the shape of 09's Q4_0 scale word,
+// (d, dmin) per (tile, super-block, g), and one stream of its own: d·sc_j of rows g and g + 8 per
+// (tile, sub-block, g) as FP32. Per sub-block j the outputs gain rung 14's
 //   C[row][token] += d·sc_j·d_a·c − dmin·m_j·s,   c = Σ q·q_a from the int8 mma.
-// The first term is 09's epilogue with d·sc_j for d_w (one PRMT and one FFMA per row and
-// sub-block make d·sc_j exactly, byte_times). The second would be one more FFMA per output and
+// The first term is 09's epilogue with d·sc_j for d_w, read as 09 reads d_w (made from the byte
+// sc_j in the kernel it cost a PRMT and an FFMA per row and sub-block: 2% of the time at M = 512).
+// The second would be one more FFMA per output and
 // sub-block, a third more FP32 work where 09 is already issue-bound on it (the first version of
 // this rung: 1.6x 09's time at M = 512); instead the warp's 4 sub-blocks of a stage go through
 // one TF32 m16n8k4 mma, Σ_j m_j·s_j for every (row, token) of a tile (exact: m and s are TF32
 // numbers, their products FP32 numbers), then one FFMA per output and stage (on the large tile,
 // whose stage is half a super-block, once per super-block with a k = 8 mma). A stage holds three
-// streams 09 has not: the (d, dmin) pairs of its super-block (a stage of 128 values copies them,
-// the next one copies them again), and the tokens' s as FP32 beside 09's FP32 d_a (the quantizer
-// widens Q8_1's fp16 s, the same s llama.cpp reads).
+// streams 09 has not: the d·sc_j, the (d, dmin) pairs of its super-block (a stage of 128 values
+// copies them, the next one copies them again), and the tokens' s as FP32 beside 09's FP32 d_a
+// (the quantizer widens Q8_1's fp16 s, the same s llama.cpp reads).
 // Improves: Q4_K prompts within 15% of 09's Q4_0 time (M = 512), instead of the GEMV's cost per token.
 // Limit: 09's (issue-bound on the FP32 epilogue, TENSOR_CORES.md) with a few more instructions
-// per int8 mma (the minimum, the sub-block words and s; KQUANTS.md counts them); 2.8% more weight
-// bytes than ggml's Q4_K (the unpacked scales); K a multiple of 256.
+// per int8 mma (the minimum, the sub-block words and s; KQUANTS.md counts them); 25% more weight
+// bytes than ggml's Q4_K (5.625 bits per weight: the unpacked scales and d·sc_j); K a multiple of 256.
 #pragma once
 
 #include "../../common/ggml_kquants.h"
@@ -37,6 +39,7 @@ struct Args {
     const uint32_t* words;       // [N/16][K/64][32][4] codes, rung 10's fragment order (q4_k_mma_layout.h)
     const uint32_t* sub_scales;  // [N/16][K/32][8] {sc[g], m[g], sc[g+8], m[g+8]}
     const uint2* d_dmin;         // [N/16][K/256][8] (d, dmin) of rows g and g + 8, fp16 bits
+    const float2* d_sc;          // [N/16][K/32][8] d·sc_j of rows g and g + 8, FP32 (exact)
     const int8_t* a_qs;          // the activation codes [M][K] ...
     const float* a_d;            // ... their d as FP32 [M][K/32] ...
     const float* a_s;            // ... and their s as FP32 [M][K/32]
@@ -45,7 +48,7 @@ struct Args {
 };
 
 // A stage of rung 09's tile G, laid out for Q4_K: 09's weights, the sub-block words where 09 has
-// its scale words, the (d, dmin) pairs, 09's activation codes and d_a, and s beside them.
+// its scale words, the (d, dmin) pairs, the d·sc_j, 09's activation codes and d_a, and s beside them.
 template <class G>
 struct Tile : G {
     static constexpr int kSupers = G::kBK >= QK_K ? G::kBK / QK_K : 1;          // super-blocks a stage touches
@@ -60,7 +63,9 @@ struct Tile : G {
     static constexpr int kDDminBytes = G::kRowTiles * kSupers * 64;                     // 8 (d, dmin) pairs of two rows
     static constexpr int kWeightScalesAt = G::kWeightBytes;
     static constexpr int kDDminAt = kWeightScalesAt + kSubScaleBytes;
-    static constexpr int kActAt = kDDminAt + kDDminBytes;
+    static constexpr int kDScBytes = G::kRowTiles * G::kBlocks * 64;                   // 8 FP32 pairs per (tile, sub-block)
+    static constexpr int kDScAt = kDDminAt + kDDminBytes;
+    static constexpr int kActAt = kDScAt + kDScBytes;
     static constexpr int kActScalesAt = kActAt + G::kActBytes;                   // d_a per (token, block) ...
     static constexpr int kActSAt = kActScalesAt + G::kBM * G::kBlocks * 4;      // ... then s per (token, sub-block)
     static constexpr int kStageBytes = kActSAt + G::kBM * kScaleBlocks * 4;
@@ -75,14 +80,25 @@ struct Tokens16 : Tile<mma_int8::Tokens16> {};
 struct Tokens64 : Tile<mma_int8::Tokens64> {};
 struct Large : Tile<mma_int8::Large> {};
 
-// The six streams of a stage: 09's weights and its word stream (here the sub-block words), the
-// (d, dmin) pairs, 09's activation codes and d_a, and s.
+// A 64-byte group (four pieces) per (tile, unit of UNIT values of K), UNITS of them per tile and
+// stage from stage offset `at`: the (d, dmin) pairs per super-block, the d·sc_j per sub-block.
+template <class C, int UNITS, int UNIT>
+__device__ __forceinline__ void place_group_piece(int i, int at, int tile0, int N, int K, size_t& src, int& dst, int& k0) {
+    const int part = i % 4, u = (i / 4) % UNITS, t = i / (4 * UNITS);
+    const int tile = min(tile0 + t, last_mma_row_tile(N));
+    src = ((size_t)tile * (K / UNIT) + u) * 4 + part;
+    dst = at + (t * UNITS + u) * 64 + part * 16, k0 = u * UNIT;
+}
+
+// The seven streams of a stage: 09's weights and its word stream (here the sub-block words), the
+// (d, dmin) pairs, the d·sc_j, 09's activation codes and d_a, and s.
 template <class C>
 struct Loader {
     static constexpr int kChunks = C::kBK / kMmaChunk8;
     mma_int8::CopyStream<C, C::kRowTiles * kChunks * 32, kChunks * 32> codes;
     mma_int8::CopyStream<C, C::kRowTiles * C::kScaleBlocks * 2, C::kScaleBlocks * 2, C::kStagesPerScales> sub_scales;
     mma_int8::CopyStream<C, C::kRowTiles * C::kSupers * 4, C::kSupers * 4, C::kStagesPerSuper> d_dmin;
+    mma_int8::CopyStream<C, C::kRowTiles * C::kBlocks * 4, C::kBlocks * 4> d_sc;
     mma_int8::ActStreamOf<C> act;
     mma_int8::CopyStream<C, C::kBM * (C::kBlocks / 4), C::kBlocks / 4> act_d;
     mma_int8::CopyStream<C, C::kBM * (C::kScaleBlocks / 4), C::kScaleBlocks / 4, C::kStagesPerScales> act_s;
@@ -92,11 +108,11 @@ struct Loader {
           sub_scales([&](int i, size_t& src, int& dst, int& k0) {
               mma_int8::place_block_word_piece<C, C::kScaleBlocks>(i, tile0, p.N, p.K, src, dst, k0);
           }),
-          d_dmin([&](int i, size_t& src, int& dst, int& k0) {  // per (tile, super-block): 64 bytes, four pieces
-              const int part = i % 4, super = (i / 4) % C::kSupers, t = i / (4 * C::kSupers);
-              const int tile = min(tile0 + t, last_mma_row_tile(p.N));
-              src = ((size_t)tile * (p.K / QK_K) + super) * 4 + part;
-              dst = C::kDDminAt + (t * C::kSupers + super) * 64 + part * 16, k0 = super * QK_K;
+          d_dmin([&](int i, size_t& src, int& dst, int& k0) {
+              place_group_piece<C, C::kSupers, QK_K>(i, C::kDDminAt, tile0, p.N, p.K, src, dst, k0);
+          }),
+          d_sc([&](int i, size_t& src, int& dst, int& k0) {
+              place_group_piece<C, C::kBlocks, QK4_0>(i, C::kDScAt, tile0, p.N, p.K, src, dst, k0);
           }),
           act(mma_int8::make_act_stream<C>(p, m0)),
           act_d([&](int i, size_t& src, int& dst, int& k0) { mma_int8::place_act_scale_piece<C>(i, C::kActScalesAt, m0, p.M, p.K, src, dst, k0); }),
@@ -106,6 +122,7 @@ struct Loader {
 
     __device__ __forceinline__ void load_weights(uint8_t* stage, int kt, const Args& p) const {
         codes.load(stage, kt, p.K, p.words), sub_scales.load(stage, kt, p.K, p.sub_scales), d_dmin.load(stage, kt, p.K, p.d_dmin);
+        d_sc.load(stage, kt, p.K, p.d_sc);
     }
     __device__ __forceinline__ void load_activations(uint8_t* stage, int kt, const Args& p) const {
         act.load(stage, kt, p.K, p.a_qs), act_d.load(stage, kt, p.K, p.a_d), act_s.load(stage, kt, p.K, p.a_s);
@@ -191,7 +208,6 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     const int super = C::kBK >= QK_K ? wk * kWarpK / QK_K : 0;  // the warp's super-block within the stage
     uint4 w[C::kTilesN][2];                                     // 09's two 16-byte loads per tile
     float2 d_dmin[C::kTilesN][2];                               // (d, dmin) of rows g and g + 8 per tile
-    float minus_d_magic[C::kTilesN][2];                         // −d·1.5·2^23 of the same rows (byte_times)
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn) {
         const int t = wn * C::kTilesN + tn;
@@ -202,10 +218,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         }
         const uint2 pair = *reinterpret_cast<const uint2*>(stage + C::kDDminAt + ((t * C::kSupers + super) * 8 + g) * 8);
         d_dmin[tn][0] = __half22float2(bits_half2(pair.x)), d_dmin[tn][1] = __half22float2(bits_half2(pair.y));
-        minus_d_magic[tn][0] = minus_magic_times(d_dmin[tn][0].x), minus_d_magic[tn][1] = minus_magic_times(d_dmin[tn][1].x);
     }
     if constexpr (!C::kMinimumPerSuper) subtract_minimums<C>(acc, stage, wn, wm, wk, d_dmin);
-    const int first_scale_block = C::kMinimumPerSuper ? (kt % 2) * (kWarpK / QK4_0) : 0;  // the stage's sub-blocks among its words
 #pragma unroll
     for (int kb = 0; kb < kWarpK / QK4_0; ++kb) {
         const int block = wk * (kWarpK / QK4_0) + kb;  // sub-block within the stage
@@ -223,9 +237,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             using gemv_mma_q4_k::high_codes, gemv_mma_q4_k::low_codes;
             const uint32_t q[4] = {high_codes(word_a), high_codes(word_b), low_codes(word_a), low_codes(word_b)};
             const int t = wn * C::kTilesN + tn;
-            const uint32_t sm = *reinterpret_cast<const uint32_t*>(stage + C::kWeightScalesAt + (t * C::kScaleBlocks + first_scale_block + block) * 32 + g * 4);
-            const float d_sc[2] = {byte_times<0>(sm, d_dmin[tn][0].x, minus_d_magic[tn][0]),  // rows g and g + 8: d·sc_j
-                                   byte_times<2>(sm, d_dmin[tn][1].x, minus_d_magic[tn][1])};
+            const float2 dsc = *reinterpret_cast<const float2*>(stage + C::kDScAt + ((t * C::kBlocks + block) * 8 + g) * 8);
+            const float d_sc[2] = {dsc.x, dsc.y};  // rows g and g + 8: d·sc_j
 #pragma unroll
             for (int tm = 0; tm < C::kTilesM; ++tm) {
                 int c[4] = {0, 0, 0, 0};
@@ -285,7 +298,7 @@ inline std::string w4a8_mma_q4_k_why_not(const GemmCase& c, const Gpu&) {
 }
 inline void launch_w4a8_mma_q4_k(const W4A8Args& args, cudaStream_t s) {
     const W4A8Inputs& in = static_cast<const W4A8Inputs&>(args);
-    const mma_q4_k::Args p{in.q4k_mma_words, in.q4k_mma_sub_scales, in.q4k_mma_d_dmin, in.a_qs, in.a_d, in.a_s, in.c, in.M, in.N, in.K};
+    const mma_q4_k::Args p{in.q4k_mma_words, in.q4k_mma_sub_scales, in.q4k_mma_d_dmin, in.q4k_mma_d_sc, in.a_qs, in.a_d, in.a_s, in.c, in.M, in.N, in.K};
     using namespace mma_q4_k;
     switch (mma_int8::tile_index(p.M)) {  // 09's rule: its tile shapes, in its order
         case 0: launch_config<Decode>(p, s); break;

@@ -19,8 +19,10 @@
 // up to warps). It loads that block of every token's activations once, into registers, and then
 // every weight row that reaches the CTA only costs it one 16-byte load, the math, and its share of
 // the row's sum. A CTA takes ROWS rows at a time and has the next ROWS rows' loads in flight while
-// it computes (software pipeline); the CTA's threads then add up each row: a warp shuffle tree, one
-// value per warp in shared memory, one __syncthreads, and the first threads finish the sums.
+// it computes (software pipeline); the CTA's threads then add up the stage's ROWS x TOKENS sums:
+// shuffle butterflies in each warp (for more than 4 sums one for all of them at once,
+// warp_reduce_sums_transposed), one value per sum and warp in shared memory, one __syncthreads,
+// and the first threads finish the sums.
 // CTAs are persistent (as many as fit on the GPU), so each loads the activations only once.
 #pragma once
 
@@ -47,6 +49,12 @@ constexpr int kMaxWarps = kMaxThreads / 32;
 // CTA one stage, its loads overlapping nothing; the launcher then takes half as many rows
 // (launch_gemv_resident_tokens; LAB_NOTES.md of step 4 has the A/B).
 template <int TOKENS> constexpr int kRows = TOKENS <= 4 ? 4 : 2;
+// The stage's ROWS x TOKENS sums go through one transposed butterfly (warp_reduce.cuh), whose
+// count of values is a power of two (the rest are zeros), when there are more than 4 of them
+// (M >= 2): timed on the H200 (2026-12-03, rung 08, K = 14336) 3-7% faster at M = 2 to 8. At 4
+// sums (M = 1) the selects cost what the fewer shuffles save (1-2% slower), so each sum keeps its
+// own butterfly there.
+__host__ __device__ constexpr int pow2_at_least(int n) { return n <= 1 ? 1 : 2 * pow2_at_least((n + 1) / 2); }
 }  // namespace gemv_resident
 
 // The K-blocks of one CTA's threads: one each, warps rounded up.
@@ -81,6 +89,9 @@ template <class Format, int TOKENS, bool PDL, int ROWS>
 __global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kernel(typename Format::Args p) {
     using namespace gemv_resident;
     __shared__ float warp_sums[2][kMaxWarps][ROWS * TOKENS];  // two, so one __syncthreads per stage suffices
+    constexpr int kSums = pow2_at_least(ROWS * TOKENS), kLanesPerSum = 32 / kSums;
+    static_assert(kSums <= 32, "a stage's sums fit one per lane");
+    constexpr bool kTransposed = ROWS * TOKENS > 4;  // see kTransposedAbove
     const int block = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     const bool has_block = block < p.K / 32;  // threads past the last K-block add zeros
     const int stages = (p.N + ROWS - 1) / ROWS;
@@ -97,20 +108,23 @@ __global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kern
     for (int stage = blockIdx.x; stage < stages; stage += gridDim.x, parity ^= 1) {
         const int after = stage + gridDim.x;
         if (has_block && after < stages) next.load(p, after * ROWS, block);
-        float part[ROWS][TOKENS];
+        float part[kSums] = {};  // (row r, token t) at r * TOKENS + t; zeros up to a power of two
 #pragma unroll
         for (int r = 0; r < ROWS; ++r) {
             const auto& w = ready_weight<Format>(cur.w[r]);  // every thread: past the last K-block too
 #pragma unroll
-            for (int t = 0; t < TOKENS; ++t) part[r][t] = has_block ? Format::dot(w, a[t]) : 0.f;
+            for (int t = 0; t < TOKENS; ++t) part[r * TOKENS + t] = has_block ? Format::dot(w, a[t]) : 0.f;
         }
+        if constexpr (kTransposed) {
+            const float s = warp_reduce_sums_transposed(part);  // sum lane / kLanesPerSum
+            if (lane % kLanesPerSum == 0 && lane / kLanesPerSum < ROWS * TOKENS) warp_sums[parity][warp][lane / kLanesPerSum] = s;
+        } else {
 #pragma unroll
-        for (int r = 0; r < ROWS; ++r)
-#pragma unroll
-            for (int t = 0; t < TOKENS; ++t) {
-                const float s = warp_reduce_sum(part[r][t]);
-                if (lane == 0) warp_sums[parity][warp][r * TOKENS + t] = s;
+            for (int i = 0; i < ROWS * TOKENS; ++i) {
+                const float s = warp_reduce_sum(part[i]);
+                if (lane == 0) warp_sums[parity][warp][i] = s;
             }
+        }
         __syncthreads();
         if (threadIdx.x < ROWS * TOKENS) {
             const int r = threadIdx.x / TOKENS, t = threadIdx.x % TOKENS, row = stage * ROWS + r;

@@ -165,6 +165,7 @@ q6_k_run_second_half_top_bits|common/q6_k_layout.h|s/>> \(2 \* \(i \/ 2 \+ 2\)\)
 q6_k_repack_high_pair|common/q6_k_layout.h|s/high\[l % 8\] \x7c= \(uint8_t\)\(\(q >> 4\) << \(2 \* \(l \/ 8\)\)\);/high[l % 8] \x7c= (uint8_t)((q >> 4) << (2 * (l \/ 8) \^ 2));/|test_kquants|^test_kquants$|cpu
 q4_k_lane_min_high_bits_from_scale|common/q4_k_layout.h|s/min = \(int\)\(\(byte >> 2 & 0x30\)/min = (int)((byte \& 0x30)/|test_kquants|^test_kquants$|cpu
 q4_k_lane_header_scale_high_bits|common/q4_k_layout.h|s/out\[4 \+ j\] = \(uint8_t\)\(sc \x7c \(m >> 4\) << 6\);/out[4 + j] = (uint8_t)(sc \x7c (sc >> 4) << 6);/|test_kquants|^test_kquants$|cpu
+resident_transposed_keep|common/warp_reduce.cuh|s/const float keep = select_no_branch\(upper, v\[i \+ N \/ 2\], v\[i\]\);/const float keep = select_no_branch(upper, v[i], v[i + N \/ 2]);/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_q4_k_min_sign|step4_w4a8/kernels/12_gemv_q4_k.cuh|s/-w.dmin_m \* a.s/w.dmin_m * a.s/|step4_w4a8|^step4_shape_1x4100x4352$|gpu
 gemv_mma_q4_k_min_sign|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/fmaf\(-dmin_m, a.y/fmaf(dmin_m, a.y/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_mma_q4_k_row_g_scales|step4_w4a8/kernels/14_gemv_mma_q4_k.cuh|s/\(int\)\(sm >> \(16 \* r\)\) & 0xFF/(int)sm \& 0xFF/|step4_w4a8|^step4_shape_3x4100x4352$|gpu

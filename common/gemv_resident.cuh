@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(gemv_resident::kMaxThreads) gemv_resident_kern
     __shared__ float warp_sums[2][kMaxWarps][ROWS * TOKENS];  // two, so one __syncthreads per stage suffices
     constexpr int kSums = pow2_at_least(ROWS * TOKENS), kLanesPerSum = 32 / kSums;
     static_assert(kSums <= 32, "a stage's sums fit one per lane");
-    constexpr bool kTransposed = ROWS * TOKENS > 4;  // see kTransposedAbove
+    constexpr bool kTransposed = ROWS * TOKENS > 4;  // why 4: above pow2_at_least
     const int block = threadIdx.x, warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
     const bool has_block = block < p.K / 32;  // threads past the last K-block add zeros
     const int stages = (p.N + ROWS - 1) / ROWS;

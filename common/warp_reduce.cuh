@@ -8,13 +8,6 @@ __device__ __forceinline__ float warp_reduce_sum(float v) {
     return v;
 }
 
-// V sums at once (V a power of two up to 32): lane L ends with the warp's sum of v[L / (32 / V)].
-// Adding each value with its own butterfly costs V x 5 shuffles and adds; here each level of the
-// butterfly halves what a lane holds: the lanes whose bit `offset` is set keep the upper half of
-// their values and send the lower half to their partner, which keeps the lower half (so the
-// partner adds what this lane sends). After log2(V) levels a lane holds one value, summed over the
-// lanes that share its upper lane bits, and the remaining levels are warp_reduce_sum's: V - 1 +
-// 5 - log2(V) shuffles in all (V = 16: 16 instead of 80). v is used up.
 // c ? a : b as one selp, never a branch (the compiler may otherwise branch on the lane's bit).
 __device__ __forceinline__ float select_no_branch(bool c, float a, float b) {
     float r;

@@ -14,8 +14,8 @@
 // Improves: no activation traffic in the loop: at M = 1 the whole operation runs close to a plain
 // read of the weights.
 // Limit: the row sums (shuffles, at M >= 2 one transposed butterfly for all of a stage's sums,
-// one __syncthreads per stage) and the registers (every token's activations) grow with M; on the H200 it is slower than 07 at M = 4,
-// N = 4096, K = 14336. One CTA spans K: K <= 16384 (512 threads).
+// one __syncthreads per stage) and the registers (every token's activations) grow with M; on the
+// H200 it is slower than 07 at M = 4, N = 4096, K = 14336. One CTA spans K: K <= 16384 (512 threads).
 #pragma once
 
 #include "../../common/gemm_case.h"

@@ -207,7 +207,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
     const float* a_d = reinterpret_cast<const float*>(stage + C::kActScalesAt);
     const int super = C::kBK >= QK_K ? wk * kWarpK / QK_K : 0;  // the warp's super-block within the stage
     uint4 w[C::kTilesN][2];                                     // 09's two 16-byte loads per tile
-    float2 d_dmin[C::kTilesN][2];                               // (d, dmin) of rows g and g + 8 per tile
+    float2 d_dmin[C::kTilesN][2];                               // (d, dmin) of rows g and g + 8 per tile: only
+                                                                // dmin is used (d·sc_j has its own stream)
 #pragma unroll
     for (int tn = 0; tn < C::kTilesN; ++tn) {
         const int t = wn * C::kTilesN + tn;

@@ -64,6 +64,9 @@ wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z -
 wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/return ceil_div\(ceil_div\(N, \(int64_t\)kMmaRows\), \(int64_t\)kRowTiles\);/return ceil_div(N, (int64_t)kMmaRows) \/ kRowTiles;/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_producer_phase|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\(j \/ C::kStages - 1\) & 1/(j \/ C::kStages) \& 1/|step3_w4a16|^step3_wgmma_shape_513x4100x4224$|gpu
+wgmma_release_before_read|step3_w4a16/kernels/07_wgmma_g128.cuh|s/wait_full\(j\);\n(\s+)dequantize\(a, j\);\n(\s+multiply_stage<C>\(acc, a, stage\(j\)\);\n\s+wgmma_wait<0>\(\);\n\s+keep_registers\(acc\);\n)\s+release\(j\);\n/wait_full(j);\n$1release(j);\n$1dequantize(a, j);\n$2/|step3_w4a16|^step3_wgmma_slow_math_129x4100x4224$|gpu
+wgmma_q4_0_first_block_scale|step3_w4a16/kernels/07_wgmma_g128.cuh|s/bits_half2\(d\[8 \* \(ks \/ 2\)\]\)/bits_half2(d[0])/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
+wgmma_q4_0_scale_piece_per_group|step3_w4a16/kernels/07_wgmma_g128.cuh|s/static constexpr int kStagesPerScalePiece = 1;/static constexpr int kStagesPerScalePiece = 2;/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
 wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
 wgmma_token_tile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(M > kMaxTokens\) return kMaxTokens;/if (M > kMaxTokens \/ 2) return kMaxTokens;/|test_w4a16_cpu|^step3_cpu|cpu

@@ -76,12 +76,14 @@ void show_half_trick() {
 const std::vector<GemmCase> kLessonCases = {
     {"decode, 1 token, LLaMA FFN N=4096 K=14336", 1, 4096, 14336, {"gemv_resident_g128", "gemv_mma_g128"}},
     {"decode, 4 tokens, N=4096 K=14336", 4, 4096, 14336, {"gemv_mma_q4_0", "gemv_mma_g128"}},
-    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_g128", "wgmma_g128"}},
+    {"prompt of 512 tokens, N=K=4096", 512, 4096, 4096, {"mma_g128", "wgmma_g128", "wgmma_q4_0"}},
 };
 
 // What a kernel reads: the weight format and the activation precision. Each pair has its own
-// CPU reference (the same dequantized weights times the same activations).
-enum class Weights { Q4_0, G128, W8, F16, F32 };
+// CPU reference (the same dequantized weights times the same activations). Q4_0F16 is Q4_0 with
+// each weight rounded to fp16, fp16((q - 8)·d), as the Hopper rung multiplies it (07, Q4_0Stage).
+enum class Weights { Q4_0, G128, W8, F16, F32, Q4_0F16 };
+constexpr int kWeightForms = 6;
 enum class Acts { F32, F16 };
 
 // A kernel's table row says which of them it reads (common/kernel_spec.h).
@@ -92,7 +94,7 @@ struct W4A16Reads {
 using Step3Kernel = KernelSpec<void (*)(const W4A16Args&, cudaStream_t), W4A16Reads>;
 
 constexpr W4A16Reads kQ4_0F32{Weights::Q4_0, Acts::F32}, kQ4_0F16{Weights::Q4_0, Acts::F16}, kG128F16{Weights::G128, Acts::F16},
-    kW8F16{Weights::W8, Acts::F16};
+    kW8F16{Weights::W8, Acts::F16}, kQ4_0AsF16F16{Weights::Q4_0F16, Acts::F16};
 
 // The baselines are rows like the kernels: cuBLAS on the fp16 weights and activations with FP32
 // accumulation (what a W4A16 kernel must beat), and SGEMM on the unquantized FP32 matrices.
@@ -107,6 +109,10 @@ void launch_cublas_sgemm(const W4A16Args& args, cudaStream_t s) {
     const W4A16Inputs& p = static_cast<const W4A16Inputs&>(args);
     cublas_sgemm_rowmajor(cublas_on(s), p.a_f32, p.w_f32, p.c, p.M, p.N, p.K);
 }
+using wgmma_g128::G128Stage;
+using wgmma_g128::Q4_0Stage;
+using wgmma_g128::WgmmaVariant;
+
 const char* const kCublasHgemm = "cublas_hgemm";
 const char* const kCublasSgemm = "cublas_sgemm";
 
@@ -129,13 +135,17 @@ const std::vector<Step3Kernel> kKernels = {
     {{"gemv_mma_g128", "06 the same for group-128 INT4 (04's repacked weights)"}, launch_w4a16_gemv_mma, w4a16_gemv_mma_why_not,
      kG128F16, {80}, Pipe::Fp16Tensor},
     {{"wgmma_g128", "07 Hopper: group-128 dequantized in registers into wgmma, activations by TMA, a copy warp and mbarriers"},
-     launch_w4a16_wgmma_g128<false, false>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma<G128Stage>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+    {{"wgmma_q4_0", "07 the same for Q4_0, each weight rounded to fp16 as llama.cpp's dequantize-then-cuBLAS path does"},
+     launch_w4a16_wgmma<Q4_0Stage>, w4a16_wgmma_q4_0_why_not, kQ4_0AsF16F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_overlap", "07 the same, each warpgroup dequantizing its next stage while its wgmmas run"},
-     launch_w4a16_wgmma_g128<true, false>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma<G128Stage, WgmmaVariant::Overlap>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_pair", "07 the same, two CTAs of a cluster sharing their activations (TMA multicast)"},
-     launch_w4a16_wgmma_g128<false, true>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma<G128Stage, WgmmaVariant::Pair>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_wide", "07 the same, 256-token tiles from M = 129 on (experiment)"},
-     launch_w4a16_wgmma_g128<false, false, true>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma<G128Stage, WgmmaVariant::WideAlways>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
+    {{"wgmma_g128_slow_math", "07 the same, each math warp sleeping before it reads a stage (the release test)", KernelRole::Instrument},
+     launch_w4a16_wgmma<G128Stage, WgmmaVariant::SlowMath>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"auto_g128", "08 one entry point: 06, 04 or 07 chosen by M and by the code this GPU runs"}, launch_w4a16_auto_g128,
      w4a16_auto_g128_why_not, kG128F16, {80}, Pipe::Fp16Tensor},
     {{"gemv_tma_q4_0", "09 M<=8, sm_90: 06 fed by the copy engine, a ring of bulk copies in shared memory"},
@@ -180,7 +190,8 @@ std::string kernel_why_not(const Step3Kernel& k, const GemmCase& c, const Gpu& g
 // Bytes one launch must read at least: its weights, its activations, and the output written.
 double weight_bytes(Weights w, int64_t N, int64_t K) {
     switch (w) {
-        case Weights::Q4_0: return (double)N * K / QK4_0 * sizeof(block_q4_0);
+        case Weights::Q4_0:
+        case Weights::Q4_0F16: return (double)N * K / QK4_0 * sizeof(block_q4_0);
         case Weights::G128: return (double)N * K / 2 + (double)N * K / kGroupSize * 3;
         case Weights::W8: return (double)N * K + 2.0 * N;
         case Weights::F16: return 2.0 * N * K;
@@ -207,11 +218,12 @@ struct HostProblem {
         auto& slot = refs[{w, a}];
         if (!slot) {
             const std::vector<float> acts = a == Acts::F32 ? A : from_fp16(A16);
-            const std::vector<float> weights = w == Weights::Q4_0 ? dequantize_q4_0_rows(q4, N, K)
-                                               : w == Weights::G128 ? dequantize_g128(g128)
-                                               : w == Weights::W8   ? dequantize_w8(w8)
-                                               : w == Weights::F16  ? from_fp16(to_fp16(W))
-                                                                    : W;
+            const std::vector<float> weights = w == Weights::Q4_0      ? dequantize_q4_0_rows(q4, N, K)
+                                               : w == Weights::Q4_0F16 ? from_fp16(to_fp16(dequantize_q4_0_rows(q4, N, K)))
+                                               : w == Weights::G128    ? dequantize_g128(g128)
+                                               : w == Weights::W8      ? dequantize_w8(w8)
+                                               : w == Weights::F16     ? from_fp16(to_fp16(W))
+                                                                       : W;
             slot = std::make_unique<ReferenceRows>(reference_gemm(acts.data(), weights.data(), M, N, K, rows));
         }
         return *slot;
@@ -232,7 +244,8 @@ struct DeviceProblem {
     DeviceBuffer<block_q4_0> q4_blocks;
     DeviceBuffer<uint8_t> q4_qs;
     DeviceBuffer<ggml_half> q4_d, g128_s, w8_s;
-    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales, block_words, block_scales, q4_mma_words, q4_mma_scales;
+    DeviceBuffer<uint32_t> g128_q, mma_words, mma_scales, block_words, block_scales, q4_mma_words, q4_mma_scales, q4_block_words,
+        q4_block_scales;
     DeviceBuffer<uint8_t> g128_z;
     DeviceBuffer<int8_t> w8_q;
     DeviceBuffer<float> c;
@@ -249,6 +262,7 @@ struct DeviceProblem {
         a.mma_words = copy(mma_words, i), a.mma_scales = copy(mma_scales, i);
         a.block_words = copy(block_words, i), a.block_scales = copy(block_scales, i);
         a.q4_mma_words = copy(q4_mma_words, i), a.q4_mma_scales = copy(q4_mma_scales, i);
+        a.q4_block_words = copy(q4_block_words, i), a.q4_block_scales = copy(q4_block_scales, i);
         a.w8_q = copy(w8_q, i), a.w8_s = copy(w8_s, i);
         a.w_f16 = reinterpret_cast<const __half*>(copy(w_f16, i)), a.w_f32 = copy(w_f32, i);
         a.c = c.get(), a.M = (int)M, a.N = (int)N, a.K = (int)K;
@@ -259,7 +273,7 @@ struct DeviceProblem {
 std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCase& c) {
     std::printf("\n== %s: M=%lld N=%lld K=%lld ==\n", c.name.c_str(), (long long)c.M, (long long)c.N, (long long)c.K);
     std::vector<const Step3Kernel*> kernels;
-    bool need[5] = {}, need_a32 = false, need_a16 = false;
+    bool need[kWeightForms] = {}, need_a32 = false, need_a16 = false;
     for (const auto& k : kKernels)
         if (opt.wants(k.info)) {
             kernels.push_back(&k);
@@ -269,10 +283,11 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
 
     // Cold L2 sized by the smallest thing a launch reads (a 4-bit matrix): bigger ones are colder.
     double smallest = INFINITY, per_copy = 0;
-    for (int w = 0; w < 5; ++w)
+    for (int w = 0; w < kWeightForms; ++w)
         if (need[w]) {
+            const bool repacked = w == (int)Weights::Q4_0 || w == (int)Weights::G128 || w == (int)Weights::Q4_0F16;
             smallest = std::min(smallest, weight_bytes((Weights)w, c.N, c.K));
-            per_copy += weight_bytes((Weights)w, c.N, c.K) * (w == (int)Weights::Q4_0 || w == (int)Weights::G128 ? 3 : 1);
+            per_copy += weight_bytes((Weights)w, c.N, c.K) * (repacked ? 3 : 1);
         }
     per_copy += (need_a32 ? 4.0 : 0.0) * c.M * c.K + (need_a16 ? 2.0 : 0.0) * c.M * c.K;
     const L2Rotation rot = plan_l2_rotation(gpu, (size_t)smallest + 2 * c.M * c.K, !opt.check_only);
@@ -292,8 +307,8 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     d.M = c.M, d.N = c.N, d.K = c.K;
     if (need_a32) d.a_f32 = upload_rotated(h.A, rot.copies);
     if (need_a16) d.a_f16 = upload_rotated(h.A16, rot.copies);
+    if (need[(int)Weights::Q4_0] || need[(int)Weights::Q4_0F16]) h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
     if (need[(int)Weights::Q4_0]) {
-        h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
         const Q4_0Repacked r = repack_q4_0(h.q4);
         d.q4_blocks = upload_rotated(h.q4, rot.copies);
         d.q4_qs = upload_rotated(r.qs, rot.copies);
@@ -303,6 +318,11 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
             d.q4_mma_words = upload_rotated(m.words, rot.copies);
             d.q4_mma_scales = upload_rotated(m.scales, rot.copies);
         }
+    }
+    if (need[(int)Weights::Q4_0F16] && c.K % kMmaChunkK == 0) {
+        const Q4_0MmaLayout16 b = order_q4_0_by_row_block(repack_q4_0_for_mma16(h.q4, c.N, c.K));
+        d.q4_block_words = upload_rotated(b.words, rot.copies);
+        d.q4_block_scales = upload_rotated(b.scales, rot.copies);
     }
     if (need[(int)Weights::G128] && c.K % kGroupSize == 0) {
         h.g128 = quantize_g128(h.W, c.N, c.K);

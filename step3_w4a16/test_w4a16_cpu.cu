@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 
 // Round trip: every dequantized weight is within what the format guarantees of the original:
 // half a step, s/2, plus what rounding s to fp16 can add at the ends of the range (the 15 steps of
@@ -187,31 +188,42 @@ static void test_mma_repack() {
     EXPECT(bad_scales == 0);
 }
 
-// The row-block order of rung 07: piece (tile, chunk) of 04's stream at [block][chunk][tile in
-// block], the tiles past the last one zeros. 20 rows are 2 tiles: block 0 holds them and 6 zero tiles.
-static void test_row_block_order() {
-    constexpr int64_t N = 20, K = 256;
-    std::vector<float> w(N * K);
-    fill_normal(w, 17, 4);
-    const G128MmaLayout m = repack_g128_for_mma(quantize_g128(w, N, K));
-    const G128MmaLayout b = order_g128_by_row_block(m);
-    const int64_t chunks = K / kMmaChunkK, groups = K / kGroupSize;
-    EXPECT(b.words.size() == (size_t)(kRowBlockTiles * chunks * kWordsPerPiece));
-    EXPECT(b.scales.size() == (size_t)(kRowBlockTiles * groups * kScaleWordsPerPiece));
+// Pieces of `words_per_piece` words of a [tile][chunk] stream found anywhere but at
+// [block][chunk][tile in block] of its row-block order, the tiles past the last one zeros.
+static size_t misordered_pieces(const std::vector<uint32_t>& src, const std::vector<uint32_t>& dst, int64_t row_tiles, int64_t chunks,
+                                int words_per_piece) {
+    const int64_t blocks = (row_tiles + kRowBlockTiles - 1) / kRowBlockTiles;
+    if (dst.size() != (size_t)(blocks * kRowBlockTiles * chunks * words_per_piece)) return dst.size() + 1;
     size_t bad = 0;
-    for (int64_t tile = 0; tile < kRowBlockTiles; ++tile)
+    for (int64_t tile = 0; tile < blocks * kRowBlockTiles; ++tile)
         for (int64_t c = 0; c < chunks; ++c)
-            for (int i = 0; i < kWordsPerPiece; ++i) {
-                const uint32_t want = tile < m.row_tiles ? m.words[(tile * chunks + c) * kWordsPerPiece + i] : 0;
-                bad += b.words[(c * kRowBlockTiles + tile) * kWordsPerPiece + i] != want;
+            for (int i = 0; i < words_per_piece; ++i) {
+                const uint32_t want = tile < row_tiles ? src[(tile * chunks + c) * words_per_piece + i] : 0;
+                const int64_t block = tile / kRowBlockTiles, j = tile % kRowBlockTiles;
+                bad += dst[((block * chunks + c) * kRowBlockTiles + j) * words_per_piece + i] != want;
             }
-    for (int64_t tile = 0; tile < kRowBlockTiles; ++tile)
-        for (int64_t j = 0; j < groups; ++j)
-            for (int i = 0; i < kScaleWordsPerPiece; ++i) {
-                const uint32_t want = tile < m.row_tiles ? m.scales[(tile * groups + j) * kScaleWordsPerPiece + i] : 0;
-                bad += b.scales[(j * kRowBlockTiles + tile) * kScaleWordsPerPiece + i] != want;
-            }
-    EXPECT(bad == 0);
+    return bad;
+}
+
+// The row-block order of rung 07, for both formats it reads: piece (tile, chunk) of 04's or 06's
+// stream at [block][chunk][tile in block]. 20 rows are 2 tiles: block 0 holds them and 6 zero
+// tiles; 150 rows are 10 tiles: block 1 holds 2 and 6 zero tiles. Group-128's scale pieces are per
+// group (two chunks), Q4_0's per chunk (its two blocks).
+static void test_row_block_order() {
+    for (const int64_t N : {20, 150}) {
+        constexpr int64_t K = 256;
+        std::vector<float> w(N * K);
+        fill_normal(w, 17, 4);
+        const int64_t chunks = K / kMmaChunkK, groups = K / kGroupSize;
+        const G128MmaLayout m = repack_g128_for_mma(quantize_g128(w, N, K));
+        const G128MmaLayout b = order_g128_by_row_block(m);
+        EXPECT(misordered_pieces(m.words, b.words, m.row_tiles, chunks, kWordsPerPiece) == 0);
+        EXPECT(misordered_pieces(m.scales, b.scales, m.row_tiles, groups, kScaleWordsPerPiece) == 0);
+        const Q4_0MmaLayout16 q = repack_q4_0_for_mma16(quantize_rows_q4_0(w, N, K), N, K);
+        const Q4_0MmaLayout16 qb = order_q4_0_by_row_block(q);
+        EXPECT(misordered_pieces(q.words, qb.words, q.row_tiles, chunks, kWordsPerPiece) == 0);
+        EXPECT(misordered_pieces(q.scales, qb.scales, q.row_tiles, chunks, kScaleWordsPerPiece) == 0);
+    }
 }
 
 // The entry point's choice (08), on a described GPU (no device needed): the decoding GEMV up to 4
@@ -339,28 +351,49 @@ static void test_reference() {
         }
 }
 
-// The kernel tolerance is tight (check.h, kSumOrderTolerance): the finest mistake step 3 plants,
-// group-128 weights dequantized in FP32 as (q - z)·s instead of rounded to fp16 as the format says
-// (canary_fp32_weights on the GPU), must fail it on fp16 activations at a lesson-like K, and pass a
-// tolerance ten times looser (so that a tolerance loosened that far would be noticed here).
-static void test_tolerance_rejects_fp32_weights() {
+// A fine canary on lesson-like data (M = 3, N = 64, K = 4096, fp16 activations): the product with
+// the `wrong` weights must fail the kernel tolerance against the product with the `right` ones, and
+// pass a tolerance ten times looser (so that a tolerance loosened that far would be noticed here).
+// make(w, N, K) returns {right, wrong} from the unquantized weights.
+template <class MakeWeights>
+static void expect_weights_told_apart(const char* name, uint64_t seed, MakeWeights make) {
     constexpr int64_t M = 3, N = 64, K = 4096;
     std::vector<float> a(M * K), w(N * K);
-    fill_normal(a, 23, 1);
-    fill_normal(w, 23, 2);
+    fill_normal(a, seed, 1);
+    fill_normal(w, seed, 2);
     const std::vector<float> acts = from_fp16(to_fp16(a));
-    const G128Weights g = quantize_g128(w, N, K);
-    std::vector<float> unrounded(N * K);
-    for (int64_t n = 0; n < N; ++n)
-        for (int64_t k = 0; k < K; ++k) {
-            const int64_t j = n * (K / kGroupSize) + k / kGroupSize;
-            unrounded[n * K + k] = (float)(g128_code(g, n, k) - g.zero[j]) * fp16_to_fp32(g.scale[j]);
-        }
-    const std::vector<float> deq = dequantize_g128(g);
-    const ReferenceRows ref = reference_gemm(acts.data(), deq.data(), M, N, K, reference_row_choice(M, N, K));
-    const ReferenceRows wrong = reference_gemm(acts.data(), unrounded.data(), M, N, K, reference_row_choice(M, N, K));
+    const std::pair<std::vector<float>, std::vector<float>> weights = make(w, N, K);
+    const std::vector<int64_t> rows = reference_row_choice(M, N, K);
+    const ReferenceRows ref = reference_gemm(acts.data(), weights.first.data(), M, N, K, rows);
+    const ReferenceRows wrong = reference_gemm(acts.data(), weights.second.data(), M, N, K, rows);
     const std::vector<float> canary(wrong.c.begin(), wrong.c.end());
-    expect_fine_canary("fp32 weights", canary.data(), ref.c.data(), ref.abs_sum.data(), canary.size());
+    expect_fine_canary(name, canary.data(), ref.c.data(), ref.abs_sum.data(), canary.size());
+}
+
+// The kernel tolerance is tight (check.h, kSumOrderTolerance): the finest mistake step 3 plants,
+// group-128 weights dequantized in FP32 as (q - z)·s instead of rounded to fp16 as the format says
+// (canary_fp32_weights on the GPU), must fail it.
+static void test_tolerance_rejects_fp32_weights() {
+    expect_weights_told_apart("fp32 weights", 23, [](const std::vector<float>& w, int64_t N, int64_t K) {
+        const G128Weights g = quantize_g128(w, N, K);
+        std::vector<float> unrounded(N * K);
+        for (int64_t n = 0; n < N; ++n)
+            for (int64_t k = 0; k < K; ++k) {
+                const int64_t j = n * (K / kGroupSize) + k / kGroupSize;
+                unrounded[n * K + k] = (float)(g128_code(g, n, k) - g.zero[j]) * fp16_to_fp32(g.scale[j]);
+            }
+        return std::make_pair(dequantize_g128(g), unrounded);
+    });
+}
+
+// Rung 07's Q4_0 multiplies fp16((q - 8)·d), Q4_0 rounded to fp16 (Weights::Q4_0F16), so it is
+// checked against that reference, not against exact Q4_0: the tolerance tells the two apart, so a
+// kernel that rounded where its reference does not (or the reverse) would fail.
+static void test_tolerance_separates_q4_0_from_its_fp16_rounding() {
+    expect_weights_told_apart("exact Q4_0 against its fp16 rounding", 29, [](const std::vector<float>& w, int64_t N, int64_t K) {
+        const std::vector<float> exact = dequantize_q4_0_rows(quantize_rows_q4_0(w, N, K), N, K);
+        return std::make_pair(from_fp16(to_fp16(exact)), exact);
+    });
 }
 
 int main() {
@@ -377,6 +410,7 @@ int main() {
     test_half_trick();
     test_reference();
     test_tolerance_rejects_fp32_weights();
+    test_tolerance_separates_q4_0_from_its_fp16_rounding();
     test_g128_golden();
     test_format_comparison();
     return unit_test_summary();

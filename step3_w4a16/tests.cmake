@@ -22,32 +22,46 @@ add_gpu_test(step3_lesson_cases step3_w4a16)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16
-  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  1x100x128:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  2x4100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_resident_q4_0+gemv_resident_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x1x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  9x100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  17x4100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  37x100x4224:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  129x4100x128:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
   1x4100x4128:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
   2x100x32:naive+smem_tiled+gemv_q4_0+gemv_w8+gemv_resident_q4_0
-  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
-  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128)
+  8x100x4224:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  5x33x256:naive+smem_tiled+gemv_q4_0+gemv_g128+gemv_w8+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_tma_q4_0+gemv_tma_g128
+  8x37x12288:naive+smem_tiled+mma_g128+gemv_mma_q4_0+gemv_mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  8x37x14336:naive+smem_tiled+mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128)
 # The Hopper rung at the sizes issue 28 names (N = 4100: a ragged last row block; K = 4224: 66
 # K-tiles, which the splits share unevenly): token tiles of 8, 16, 64 and 128, K split 8 ways
 # (M <= 16), 4 ways (M = 37) and 2 ways (M = 129: 66 tiles of 128 tokens); M = 513: 33 row blocks x 3
 # tiles of 256 tokens (the last with 1) are 75% of a 132-SM GPU, so wgmma_g128 takes the wide tiles;
 # 1100 at K = 640: 5 wide tiles per row block (the last with 76), unsplit, through a ring of 5 stages twice.
 add_gpu_shape_tests(step3_wgmma step3_w4a16
-  1x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  3x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  16x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  37x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  129x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  513x4100x4224:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  1100x4100x640:mma_g128+wgmma_g128+wgmma_g128_overlap+wgmma_g128_wide+auto_g128)
+  1x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  16x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  37x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  129x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  513x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
+  1100x4100x640:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_wide+auto_g128)
+
+# The consumer's release of a stage, which the tests above cannot see wrong (a release one K-tile
+# early is never overtaken at full speed: LAB_NOTES.md): wgmma_g128_slow_math makes every math
+# warp sleep between a stage's full barrier and its reads, so the copy warp refills whatever the
+# empty barriers free. 128-token tiles with 33 K-tiles per split go round a ring of 6 stages five
+# times; 16-token tiles, 16 K-tiles per split, round a ring of 8 twice.
+foreach(shape 129x4100x4224 16x100x8192)
+  string(REPLACE "x" ";" mnk "${shape}")
+  list(GET mnk 0 m)
+  list(GET mnk 1 n)
+  list(GET mnk 2 k)
+  add_gpu_test(step3_wgmma_slow_math_${shape} step3_w4a16 --m ${m} --n ${n} --k ${k} --kernel wgmma_g128_slow_math
+               --expect wgmma_g128_slow_math)
+endforeach()
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
@@ -61,9 +75,9 @@ add_ragged_tile_test(step3_memcheck_ragged_tiles_mma_g128 memcheck step3 step3_w
 # tokens and K split 8 ways unevenly (37x100x4224), and 16 tokens split 8 ways, each split's 16
 # K-tiles going round a ring of 8 stages twice (16x100x8192).
 foreach(tool memcheck racecheck synccheck)
-  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
-  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
-  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
 endforeach()
 add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)

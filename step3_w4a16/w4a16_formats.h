@@ -293,3 +293,14 @@ inline Q4_0MmaLayout16 repack_q4_0_for_mma16(const std::vector<block_q4_0>& w, i
     r.scales = q4_0_mma_tile_scales(w, N, K);
     return r;
 }
+
+// The same stream for the Hopper kernel's Q4_0 (kernels/07_wgmma_g128.cuh), in its row-block order:
+//   words:  [row block of 8 tiles][K/64][tile in block][32 lanes][4 K-steps]   (512 bytes per piece)
+//   scales: [row block of 8 tiles][K/64][tile in block][2 blocks][8 g]         (64 bytes per piece)
+// A scale piece is one stage's (group-128's serves two). Tiles past the last one are zeros: d = 0.
+inline Q4_0MmaLayout16 order_q4_0_by_row_block(const Q4_0MmaLayout16& m) {
+    const int64_t chunks = m.K / kMmaChunkK;
+    static_assert(kScaleWordsPerPiece == (kMmaChunkK / QK4_0) * 8, "a Q4_0 scale piece is a chunk's 2 blocks x 8 g");
+    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, chunks, kWordsPerPiece),
+            order_by_row_block(m.scales, m.row_tiles, chunks, kScaleWordsPerPiece)};
+}

@@ -23,6 +23,8 @@ struct W4A16Args {
     const uint32_t* block_scales;
     const uint32_t* q4_mma_words;   // Q4_0 repacked for mma.sync (w4a16_formats.h, the decoding kernel 06)
     const uint32_t* q4_mma_scales;
+    const uint32_t* q4_block_words;  // the same, in 8-tile row blocks (the Hopper kernel 07's Q4_0)
+    const uint32_t* q4_block_scales;
     const int8_t* w8_q;          // W8: [N][K] int8
     const ggml_half* w8_s;       //     [N] scales
     float* c;                    // [M][N]

@@ -1,5 +1,5 @@
-// 07 Hopper: group-128 INT4 weights dequantized in registers into wgmma (sm_90a), the activations
-// brought by the TMA, a copy warp feeding two math warpgroups through mbarriers.
+// 07 Hopper: group-128 INT4 or Q4_0 weights dequantized in registers into wgmma (sm_90a), the
+// activations brought by the TMA, a copy warp feeding two math warpgroups through mbarriers.
 //
 // Idea: 04 issues mma.sync, a warp's synchronous 16x8x16 product, from the same warps that copy
 // and dequantize; on the H200 that instruction tops out near 600 TFLOPS and each warp waits for
@@ -18,7 +18,9 @@
 // wgmmas have read it, and the copy warp waits for that before refilling the stage. Warps 0-7 are
 // two warpgroups of 64 weight rows each; both multiply the same activations. A CTA computes
 // 128 weight rows x kBM tokens over its share of K, so each accumulator lives across that share
-// and the scales are applied during dequantization, before the product.
+// and the scales are applied during dequantization, before the product. Q4_0 (Q4_0Stage) runs the
+// same code with its own stream and a d per 32 values; its weight is fp16((q - 8)·d), rounded once,
+// what llama.cpp's CUDA backend feeds cuBLAS, and its reference is Q4_0 rounded so (HOPPER.md).
 // Improves: the tensor cores work while the warps dequantize (one warpgroup's products run while
 // the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
@@ -64,27 +66,37 @@ constexpr int kRowTiles = kMathWarps;  // one 16-row tile per math warp: 128 wei
 constexpr int kBK = kMmaChunkK;        // K per stage: 64 fp16, one 128-byte swizzled row per token
 constexpr int kThreads = 32 * (kMathWarps + 1);
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
-static_assert(kGroupSize == 2 * kBK, "a group of 128 is two stages: stage kt uses group kt / 2");
 static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of the stream it copies");
 constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
-constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's group: 8 lanes' (s, 1024 + z) pairs (64 bytes)
+constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's scales for 1 or 2 stages (64 bytes; the formats below)
 constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (the N of wgmma): 8, 16, 32, 64, 128
 constexpr int kWideTokens = 256;                           // and, for the Wide variant, 256 (wgmma's widest N)
 constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
 constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
+constexpr unsigned kSlowMathNs = 4000;  // SlowMath: a math warp's sleep per stage, longer than a copy's trip from HBM
 
-// TOKENS: the CTA's tokens, the N of wgmma (8 to 256). OVERLAP: two groups of wgmmas in flight, a
-// warpgroup dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers),
-// instead of waiting for them first (slower on the H200: LAB_NOTES.md). PAIR: the CTAs of two
-// neighbouring row blocks form a cluster and share their tokens' activations: each asks the TMA
-// for half of the box and has it written into both (multicast), so each activation byte leaves
-// L2 once per pair instead of once per CTA (from 16 tokens on; an 8-token half box would break
-// the swizzle's 1024-byte rhythm).
-template <int TOKENS, int STAGES, bool OVERLAP, bool PAIR>
+// The variants of the rung, one at a time. Overlap: two groups of wgmmas in flight, a warpgroup
+// dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers), instead of
+// waiting for them first (slower on the H200: LAB_NOTES.md). Pair: the CTAs of two neighbouring row
+// blocks form a cluster and share their tokens' activations: each asks the TMA for half of the box
+// and has it written into both (multicast), so each activation byte leaves L2 once per pair instead
+// of once per CTA (from 16 tokens on; an 8-token half box would break the swizzle's 1024-byte
+// rhythm). WideAlways: 256-token tiles from M = 129 on, whether or not they fill the GPU (the launch
+// rule below says when they pay). SlowMath, a test's instrument and nothing to time: each math warp
+// sleeps before it reads a stage, so the copy warp runs as far ahead as the empty barriers let it,
+// and a stage released before it is read is overwritten under its reader. At full speed the reads
+// win that race (LAB_NOTES.md): the mutation `wgmma_release_before_read` is caught by this
+// variant's test.
+enum class WgmmaVariant { Plain, Overlap, Pair, WideAlways, SlowMath };
+
+// FORMAT: the weights' stream and their dequantization (G128Stage, Q4_0Stage below). TOKENS: the
+// CTA's tokens, the N of wgmma (8 to 256).
+template <class FORMAT, int TOKENS, int STAGES, WgmmaVariant VARIANT>
 struct Config {
+    using Format = FORMAT;
     static constexpr int kBM = TOKENS, kStages = STAGES;
-    static constexpr bool kOverlap = OVERLAP;
-    static constexpr int kPair = PAIR && TOKENS >= 16 ? 2 : 1;  // CTAs sharing a box (along x: row blocks)
+    static constexpr bool kOverlap = VARIANT == WgmmaVariant::Overlap, kSlowMath = VARIANT == WgmmaVariant::SlowMath;
+    static constexpr int kPair = VARIANT == WgmmaVariant::Pair && TOKENS >= 16 ? 2 : 1;  // CTAs sharing a box (along x: row blocks)
     static constexpr int kBoxTokens = TOKENS / kPair;         // the tokens one CTA asks the TMA for
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
     static constexpr int kWeightBytes = kRowTiles * kPieceBytes;
@@ -114,24 +126,62 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const
     else wgmma_m64n8k16_f16_rs(acc, a, desc);
 }
 
-// A math warp's A fragments for one stage: 4 K-steps x 4 registers, dequantized from its tile's
-// 16-byte piece of the stage with the (s, 1024 + z) pair of its rows g and g + 8 (as in 04).
-__device__ __forceinline__ void dequantize_stage(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
-    const int lane = threadIdx.x % 32;
-    const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
-    const uint2 sz = *reinterpret_cast<const uint2*>(scales + tile * kScalePieceBytes + (lane / 4) * 8);
-    const __half2 s = bits_half2(sz.x), z = bits_half2(sz.y);
-    const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z);
-    const __half2 z16_hi = high_nibble_bias(__high2half2(z));
-    const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+// The formats: where a stage's weights and scales come from, how many stages one scale piece
+// serves, and how a math warp turns its tile's piece of a stage into A fragments (4 K-steps x 4
+// registers, mma.sync's layout: w4a16_formats.h). Both round each weight to fp16 once, in HMUL2.
+
+// Group-128 (04's repacked stream in row blocks): a lane's (s, 1024 + z) pair of rows g and g + 8
+// serves a group, two stages; each weight is fp16((q - z)·s), as in 04.
+struct G128Stage {
+    static constexpr int kStagesPerScalePiece = kGroupSize / kBK;
+    static_assert(kStagesPerScalePiece == 2, "a group of 128 is two stages: stage kt uses group kt / 2");
+    __device__ static const uint32_t* words(const W4A16Args& p) { return p.block_words; }
+    __device__ static const uint32_t* scales(const W4A16Args& p) { return p.block_scales; }
+    __device__ static void dequantize(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
+        const int lane = threadIdx.x % 32;
+        const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
+        const uint2 sz = *reinterpret_cast<const uint2*>(scales + tile * kScalePieceBytes + (lane / 4) * 8);
+        const __half2 s = bits_half2(sz.x), z = bits_half2(sz.y);
+        const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z);
+        const __half2 z16_hi = high_nibble_bias(__high2half2(z));
+        const uint32_t words[4] = {w.x, w.y, w.z, w.w};
 #pragma unroll
-    for (int ks = 0; ks < 4; ++ks) {
-        uint32_t step[4];
-        g128_a_fragment(step, words[ks], s_lo, s_hi, z_lo, z16_hi);  // as 06 does, one shift per word
+        for (int ks = 0; ks < 4; ++ks) {
+            uint32_t step[4];
+            g128_a_fragment(step, words[ks], s_lo, s_hi, z_lo, z16_hi);  // as 06 does, one shift per word
 #pragma unroll
-        for (int i = 0; i < 4; ++i) a[4 * ks + i] = step[i];
+            for (int i = 0; i < 4; ++i) a[4 * ks + i] = step[i];
+        }
     }
-}
+};
+
+// Q4_0 (06's repacked stream in row blocks): a stage is two 32-value blocks, and a lane's scale
+// word of each is half2(d[g], d[g + 8]). Each weight is fp16((q - 8)·d): the zero point is 8 for
+// every row, and the value is the one llama.cpp's CUDA backend makes when it dequantizes Q4_0 to
+// fp16 before it calls cuBLAS (one rounding of the exact product). Exact Q4_0 would need a scale
+// per 32 values applied after the product, which an accumulator that lives across K cannot take:
+// so this kernel's reference is Q4_0 rounded to fp16, not Q4_0 (`Weights::Q4_0F16`).
+struct Q4_0Stage {
+    static constexpr int kStagesPerScalePiece = 1;
+    static_assert(kBK == 2 * QK4_0, "a stage is two Q4_0 blocks: K-steps 0-1 and 2-3");
+    __device__ static const uint32_t* words(const W4A16Args& p) { return p.q4_block_words; }
+    __device__ static const uint32_t* scales(const W4A16Args& p) { return p.q4_block_scales; }
+    __device__ static void dequantize(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
+        const int lane = threadIdx.x % 32;
+        const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
+        const uint32_t* d = reinterpret_cast<const uint32_t*>(scales + tile * kScalePieceBytes) + lane / 4;  // block b: d[8 b]
+        const __half2 bias = __float2half2_rn(1032.0f), bias16 = high_nibble_bias(bias);  // 1024 + 8: codes become q - 8
+        const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+#pragma unroll
+        for (int ks = 0; ks < 4; ++ks) {
+            const __half2 s = bits_half2(d[8 * (ks / 2)]);
+            uint32_t step[4];
+            g128_a_fragment(step, words[ks], __low2half2(s), __high2half2(s), bias, bias16);
+#pragma unroll
+            for (int i = 0; i < 4; ++i) a[4 * ks + i] = step[i];
+        }
+    }
+};
 
 // The four wgmmas of one stage (K-steps 0-3), committed as one group.
 template <class C>
@@ -164,12 +214,13 @@ struct KTiles {
 template <class C>
 __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint8_t* smem, uint64_t* full, uint64_t* empty,
                             int m0, KTiles mine) {
-    const int k_tiles = p.K / kBK, groups = p.K / kGroupSize;
+    using Format = typename C::Format;
+    const int k_tiles = p.K / kBK, scale_pieces = k_tiles / Format::kStagesPerScalePiece;
     constexpr int kBlockRows = kRowTiles * kMmaRows;
     const int row_blocks = (int)((p.N + kBlockRows - 1) / kBlockRows);
     const size_t block = (size_t)min((int)blockIdx.x, row_blocks - 1);
-    const uint8_t* words = reinterpret_cast<const uint8_t*>(p.block_words) + block * k_tiles * C::kWeightBytes;
-    const uint8_t* scales = reinterpret_cast<const uint8_t*>(p.block_scales) + block * groups * C::kScaleBytes;
+    const uint8_t* words = reinterpret_cast<const uint8_t*>(Format::words(p)) + block * k_tiles * C::kWeightBytes;
+    const uint8_t* scales = reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * C::kScaleBytes;
     const uint32_t half = cluster_rank() % C::kPair;                       // which half of the box this CTA asks for
     const uint16_t pair_mask = (uint16_t)(3u << (cluster_rank() - half));  // both CTAs of the pair
     for (int j = 0; j < mine.count; ++j) {
@@ -183,7 +234,8 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
         else
             tensor_copy_2d(stage, act_map, kt * kBK, m0, &full[s]);
         bulk_copy(stage + C::kActBytes, words + (size_t)kt * C::kWeightBytes, C::kWeightBytes, &full[s]);
-        bulk_copy(stage + C::kActBytes + C::kWeightBytes, scales + (size_t)(kt / 2) * C::kScaleBytes, C::kScaleBytes, &full[s]);
+        const uint8_t* scale_piece = scales + (size_t)(kt / Format::kStagesPerScalePiece) * C::kScaleBytes;
+        bulk_copy(stage + C::kActBytes + C::kWeightBytes, scale_piece, C::kScaleBytes, &full[s]);
     }
 }
 
@@ -204,7 +256,9 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
         }
     };
     auto dequantize = [&](uint32_t(&regs)[16], int j) {
-        dequantize_stage(regs, stage(j) + C::kActBytes, stage(j) + C::kActBytes + C::kWeightBytes, warp);
+        if constexpr (C::kSlowMath)  // a sleep the compiler cannot move the stage's reads above ("memory")
+            asm volatile("nanosleep.u32 %0;" ::"r"(kSlowMathNs) : "memory");
+        C::Format::dequantize(regs, stage(j) + C::kActBytes, stage(j) + C::kActBytes + C::kWeightBytes, warp);
     };
     uint32_t a[16];
     if constexpr (!C::kOverlap) {
@@ -282,7 +336,7 @@ __device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread],
 }
 
 template <class C>
-__global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma_g128(W4A16Args p, const __grid_constant__ CUtensorMap act_map) {
+__global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma(W4A16Args p, const __grid_constant__ CUtensorMap act_map) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     uint8_t* smem = smem_raw + (1024 - shared_address(smem_raw) % 1024) % 1024;  // the swizzled boxes need 1024-byte alignment
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * C::kStageStride);
@@ -326,12 +380,16 @@ inline std::string w4a16_wgmma_g128_why_not(const GemmCase& c, const Gpu&) {
     if (c.K % kGroupSize != 0) return "group-128: K must be a multiple of 128";
     return grid_limit_reason('y', ceil_div(c.M, (int64_t)wgmma_g128::kMaxTokens));
 }
+inline std::string w4a16_wgmma_q4_0_why_not(const GemmCase& c, const Gpu&) {
+    if (c.K % wgmma_g128::kBK != 0) return "Hopper rung: K must be a multiple of " + std::to_string(wgmma_g128::kBK) + " (a stage)";
+    return grid_limit_reason('y', ceil_div(c.M, (int64_t)wgmma_g128::kMaxTokens));
+}
 
 namespace wgmma_g128 {
 // One configuration per token tile (stages: as many as fit a 227 KB SM with room to spare for
 // 128 tokens, 8 for the rest; the narrow ones leave room for two or more CTAs per SM).
-template <int TOKENS, bool OVERLAP, bool PAIR>
-using TokensConfig = Config<TOKENS, TOKENS == kWideTokens ? 5 : TOKENS == kMaxTokens ? 6 : 8, OVERLAP, PAIR>;
+template <class FORMAT, int TOKENS, WgmmaVariant VARIANT>
+using TokensConfig = Config<FORMAT, TOKENS, TOKENS == kWideTokens ? 5 : TOKENS == kMaxTokens ? 6 : 8, VARIANT>;
 
 // The token tile: the smallest of 8, 16, 32 and 64 that holds M; 128 from M = 129 on. At
 // M = 65..128 two 64-token tiles give twice the CTAs of one 128-token tile for the same work; from
@@ -371,7 +429,7 @@ inline int64_t resident_ctas(int splits) {
     static int64_t known[kMaxSplits + 1] = {};
     int64_t& ctas = known[splits];
     if (ctas == 0) {
-        auto kernel = w4a16_wgmma_g128<C>;
+        auto kernel = w4a16_wgmma<C>;
         if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
         const ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
         int clusters = 0;
@@ -407,7 +465,7 @@ template <class C>
 inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     const CUtensorMap act_map =
         tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBoxTokens, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
-    auto kernel = w4a16_wgmma_g128<C>;
+    auto kernel = w4a16_wgmma<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
@@ -431,19 +489,21 @@ inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
 }
 }  // namespace wgmma_g128
 
-// WIDE_ALWAYS (experiment, `wgmma_g128_wide`): 256-token tiles from M = 129 on, whether or not
-// they fill the GPU, to time them against 128 where the rule above says no.
-template <bool OVERLAP, bool PAIR, bool WIDE_ALWAYS = false>
-inline void launch_w4a16_wgmma_g128(const W4A16Args& p, cudaStream_t s) {
+// Format: wgmma_g128::G128Stage or Q4_0Stage. The variants (WgmmaVariant) are group-128's rows of
+// the lesson; WideAlways is the plain kernel with its own choice of tile.
+template <class Format, wgmma_g128::WgmmaVariant VARIANT = wgmma_g128::WgmmaVariant::Plain>
+inline void launch_w4a16_wgmma(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
-    if constexpr (!PAIR)  // a pair's half box of 128 tokens is not a configuration it was timed in
-        if (p.M > kMaxTokens && (WIDE_ALWAYS || wide_tiles_fill_gpu(p)))
-            return launch_config<TokensConfig<kWideTokens, OVERLAP, PAIR>>(p, s);
+    constexpr bool kPairs = VARIANT == WgmmaVariant::Pair, kWideAlways = VARIANT == WgmmaVariant::WideAlways;
+    constexpr WgmmaVariant V = kWideAlways ? WgmmaVariant::Plain : VARIANT;  // the kernel WideAlways runs
+    if constexpr (!kPairs)  // a pair's half box of 128 tokens is not a configuration it was timed in
+        if (p.M > kMaxTokens && (kWideAlways || wide_tiles_fill_gpu(p)))
+            return launch_config<TokensConfig<Format, kWideTokens, V>>(p, s);
     switch (token_tile(p.M)) {
-        case 8: return launch_config<TokensConfig<8, OVERLAP, PAIR>>(p, s);
-        case 16: return launch_config<TokensConfig<16, OVERLAP, PAIR>>(p, s);
-        case 32: return launch_config<TokensConfig<32, OVERLAP, PAIR>>(p, s);
-        case 64: return launch_config<TokensConfig<64, OVERLAP, PAIR>>(p, s);
-        default: return launch_config<TokensConfig<128, OVERLAP, PAIR>>(p, s);
+        case 8: return launch_config<TokensConfig<Format, 8, V>>(p, s);
+        case 16: return launch_config<TokensConfig<Format, 16, V>>(p, s);
+        case 32: return launch_config<TokensConfig<Format, 32, V>>(p, s);
+        case 64: return launch_config<TokensConfig<Format, 64, V>>(p, s);
+        default: return launch_config<TokensConfig<Format, 128, V>>(p, s);
     }
 }

@@ -30,7 +30,7 @@ inline G128Kernel choose_g128_kernel(const GemmCase& c, const Gpu& gpu) {
     using namespace auto_g128;
     if (c.M <= kMaxGemvTokens && w4a16_gemv_mma_why_not(c, gpu).empty()) return {"gemv_mma_g128", launch_w4a16_gemv_mma};
     if (c.M > kMaxMmaSyncTokens && arch_shortfall(gpu, kWgmmaArch).empty() && w4a16_wgmma_g128_why_not(c, gpu).empty())
-        return {"wgmma_g128", launch_w4a16_wgmma_g128<false, false>};
+        return {"wgmma_g128", launch_w4a16_wgmma<wgmma_g128::G128Stage>};
     return {"mma_g128", launch_w4a16_mma_g128};
 }
 

@@ -33,9 +33,7 @@ struct ExtraFlag {
 // name to prove that the checker rejects it; it never runs unless asked for. An exercise is the
 // learner's slot (a stub until written: exercises/ in each step); its solution lives apart and is
 // tested. Exercises run when named or with --exercises; a solution only when named.
-// Instrument: a correct kernel made slow on purpose for a test that needs it (step 3's
-// wgmma_g128_slow_math); like a canary it runs only when named, and its time means nothing.
-enum class KernelRole { Lesson, Canary, Exercise, Solution, Instrument };
+enum class KernelRole { Lesson, Canary, Exercise, Solution };
 
 struct KernelInfo {
     std::string name;
@@ -154,7 +152,6 @@ inline void print_kernel_list(const ProgramInfo& info) {
         if (kern.role == KernelRole::Exercise)
             tag = " [exercise" + std::string(kern.written ? "" : ", unsolved") + ": edit " + kern.exercise_file + "]";
         if (kern.role == KernelRole::Solution) tag = " [solution]";
-        if (kern.role == KernelRole::Instrument) tag = " [a test's instrument: correct, slowed on purpose; not for timing]";
         const int pad = std::max(2, kNameWidth + 1 - (int)kern.name.size());  // a long name keeps two spaces
         std::printf("%s%*s%s%s\n", kern.name.c_str(), pad, "", kern.description.c_str(), tag.c_str());
     }

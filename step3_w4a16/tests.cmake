@@ -49,20 +49,6 @@ add_gpu_shape_tests(step3_wgmma step3_w4a16
   513x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
   1100x4100x640:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_wide+auto_g128)
 
-# The consumer's release of a stage, which the tests above cannot see wrong (a release one K-tile
-# early is never overtaken at full speed: LAB_NOTES.md): wgmma_g128_slow_math makes every math
-# warp sleep between a stage's full barrier and its reads, so the copy warp refills whatever the
-# empty barriers free. 128-token tiles with 33 K-tiles per split go round a ring of 6 stages five
-# times; 16-token tiles, 16 K-tiles per split, round a ring of 8 twice.
-foreach(shape 129x4100x4224 16x100x8192)
-  string(REPLACE "x" ";" mnk "${shape}")
-  list(GET mnk 0 m)
-  list(GET mnk 1 n)
-  list(GET mnk 2 k)
-  add_gpu_test(step3_wgmma_slow_math_${shape} step3_w4a16 --m ${m} --n ${n} --k ${k} --kernel wgmma_g128_slow_math
-               --expect wgmma_g128_slow_math)
-endforeach()
-
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
 endforeach()

@@ -37,9 +37,11 @@
 // Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
 // stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
 // through TMA multicast, so each byte leaves L2 once per pair).
-// Limit: at M = 512 the tensor pipe is busy about two thirds of the time (below 0.9x HGEMM), and
-// it is not for want of L2 bandwidth (Pair), nor because both warpgroups dequantize at once (a
-// ping-pong of turns was slower): the waits sit on the wgmmas' own issue and dependencies.
+// Limit: at M = 512 the tensor pipe is busy about two thirds of the time (below 0.9x HGEMM). Each
+// warpgroup waits for its own products (wgmma.wait_group) and then dequantizes the next stage
+// before it can issue again, so it has products in flight less than half the time (a profile by
+// SASS line: LAB_NOTES.md). Not for want of L2 bandwidth (Pair), nor because both warpgroups
+// dequantize at once (a ping-pong of turns was slower).
 // Below M = 32 a CTA multiplies only a few K-tiles, and the pipeline's fixed costs and the
 // reduction dominate (04 and 06 are as fast or faster there).
 #pragma once
@@ -73,7 +75,6 @@ constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (t
 constexpr int kWideTokens = 256;                           // and, for the Wide variant, 256 (wgmma's widest N)
 constexpr int kMaxSplits = 8;         // CTAs of a cluster that share K: at most 8 on every sm_90 GPU
 constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth its reduction
-constexpr unsigned kSlowMathNs = 4000;  // SlowMath: a math warp's sleep per stage, longer than a copy's trip from HBM
 
 // The variants of the rung, one at a time. Overlap: two groups of wgmmas in flight, a warpgroup
 // dequantizing stage j + 1 while its wgmmas on stage j run (two sets of A registers), instead of
@@ -82,12 +83,8 @@ constexpr unsigned kSlowMathNs = 4000;  // SlowMath: a math warp's sleep per sta
 // and has it written into both (multicast), so each activation byte leaves L2 once per pair instead
 // of once per CTA (from 16 tokens on; an 8-token half box would break the swizzle's 1024-byte
 // rhythm). WideAlways: 256-token tiles from M = 129 on, whether or not they fill the GPU (the launch
-// rule below says when they pay). SlowMath, a test's instrument and nothing to time: each math warp
-// sleeps before it reads a stage, so the copy warp runs as far ahead as the empty barriers let it,
-// and a stage released before it is read is overwritten under its reader. At full speed the reads
-// win that race (LAB_NOTES.md): the mutation `wgmma_release_before_read` is caught by this
-// variant's test.
-enum class WgmmaVariant { Plain, Overlap, Pair, WideAlways, SlowMath };
+// rule below says when they pay).
+enum class WgmmaVariant { Plain, Overlap, Pair, WideAlways };
 
 // FORMAT: the weights' stream and their dequantization (G128Stage, Q4_0Stage below). TOKENS: the
 // CTA's tokens, the N of wgmma (8 to 256).
@@ -95,7 +92,7 @@ template <class FORMAT, int TOKENS, int STAGES, WgmmaVariant VARIANT>
 struct Config {
     using Format = FORMAT;
     static constexpr int kBM = TOKENS, kStages = STAGES;
-    static constexpr bool kOverlap = VARIANT == WgmmaVariant::Overlap, kSlowMath = VARIANT == WgmmaVariant::SlowMath;
+    static constexpr bool kOverlap = VARIANT == WgmmaVariant::Overlap;
     static constexpr int kPair = VARIANT == WgmmaVariant::Pair && TOKENS >= 16 ? 2 : 1;  // CTAs sharing a box (along x: row blocks)
     static constexpr int kBoxTokens = TOKENS / kPair;         // the tokens one CTA asks the TMA for
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
@@ -127,8 +124,9 @@ __device__ __forceinline__ void wgmma_tile(float (&acc)[C::kAccPerThread], const
 }
 
 // The formats: where a stage's weights and scales come from, how many stages one scale piece
-// serves, and how a math warp turns its tile's piece of a stage into A fragments (4 K-steps x 4
-// registers, mma.sync's layout: w4a16_formats.h). Both round each weight to fp16 once, in HMUL2.
+// serves, what a math warp reads of a stage (its tile's piece: a Raw, loaded from shared memory)
+// and how it turns that into A fragments (4 K-steps x 4 registers, mma.sync's layout:
+// w4a16_formats.h). Both round each weight to fp16 once, in HMUL2.
 
 // Group-128 (04's repacked stream in row blocks): a lane's (s, 1024 + z) pair of rows g and g + 8
 // serves a group, two stages; each weight is fp16((q - z)·s), as in 04.
@@ -137,14 +135,20 @@ struct G128Stage {
     static_assert(kStagesPerScalePiece == 2, "a group of 128 is two stages: stage kt uses group kt / 2");
     __device__ static const uint32_t* words(const W4A16Args& p) { return p.block_words; }
     __device__ static const uint32_t* scales(const W4A16Args& p) { return p.block_scales; }
-    __device__ static void dequantize(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
+    struct Raw {
+        uint4 w;   // the lane's 16 bytes of nibbles: 4 K-steps
+        uint2 sz;  // half2(s[g], s[g + 8]), half2(1024 + z[g], 1024 + z[g + 8])
+    };
+    __device__ static Raw load(const uint8_t* weights, const uint8_t* scales, int tile) {
         const int lane = threadIdx.x % 32;
-        const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
-        const uint2 sz = *reinterpret_cast<const uint2*>(scales + tile * kScalePieceBytes + (lane / 4) * 8);
-        const __half2 s = bits_half2(sz.x), z = bits_half2(sz.y);
+        return {*reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16),
+                *reinterpret_cast<const uint2*>(scales + tile * kScalePieceBytes + (lane / 4) * 8)};
+    }
+    __device__ static void dequantize(uint32_t (&a)[16], const Raw& r) {
+        const __half2 s = bits_half2(r.sz.x), z = bits_half2(r.sz.y);
         const __half2 s_lo = __low2half2(s), s_hi = __high2half2(s), z_lo = __low2half2(z);
         const __half2 z16_hi = high_nibble_bias(__high2half2(z));
-        const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+        const uint32_t words[4] = {r.w.x, r.w.y, r.w.z, r.w.w};
 #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
             uint32_t step[4];
@@ -166,15 +170,21 @@ struct Q4_0Stage {
     static_assert(kBK == 2 * QK4_0, "a stage is two Q4_0 blocks: K-steps 0-1 and 2-3");
     __device__ static const uint32_t* words(const W4A16Args& p) { return p.q4_block_words; }
     __device__ static const uint32_t* scales(const W4A16Args& p) { return p.q4_block_scales; }
-    __device__ static void dequantize(uint32_t (&a)[16], const uint8_t* weights, const uint8_t* scales, int tile) {
+    struct Raw {
+        uint4 w;        // the lane's 16 bytes of nibbles: 4 K-steps
+        uint32_t d[2];  // half2(d[g], d[g + 8]) of the stage's two blocks
+    };
+    __device__ static Raw load(const uint8_t* weights, const uint8_t* scales, int tile) {
         const int lane = threadIdx.x % 32;
-        const uint4 w = *reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16);
         const uint32_t* d = reinterpret_cast<const uint32_t*>(scales + tile * kScalePieceBytes) + lane / 4;  // block b: d[8 b]
+        return {*reinterpret_cast<const uint4*>(weights + tile * kPieceBytes + lane * 16), {d[0], d[8]}};
+    }
+    __device__ static void dequantize(uint32_t (&a)[16], const Raw& r) {
         const __half2 bias = __float2half2_rn(1032.0f), bias16 = high_nibble_bias(bias);  // 1024 + 8: codes become q - 8
-        const uint32_t words[4] = {w.x, w.y, w.z, w.w};
+        const uint32_t words[4] = {r.w.x, r.w.y, r.w.z, r.w.w};
 #pragma unroll
         for (int ks = 0; ks < 4; ++ks) {
-            const __half2 s = bits_half2(d[8 * (ks / 2)]);
+            const __half2 s = bits_half2(r.d[ks / 2]);
             uint32_t step[4];
             g128_a_fragment(step, words[ks], __low2half2(s), __high2half2(s), bias, bias16);
 #pragma unroll
@@ -183,17 +193,28 @@ struct Q4_0Stage {
     }
 };
 
-// The four wgmmas of one stage (K-steps 0-3), committed as one group.
+// The four wgmmas of one stage (K-steps 0-3), committed as one group. `desc` describes the stage's
+// activations at K-step 0; K-step ks starts 32·ks bytes in, which is + 2·ks in the descriptor's
+// start-address field (bytes / 16; every address here is below 256 KB, so the field never carries).
 template <class C>
-__device__ __forceinline__ void multiply_stage(float (&acc)[C::kAccPerThread], const uint32_t (&a)[16], const uint8_t* acts) {
+__device__ __forceinline__ void multiply_stage(float (&acc)[C::kAccPerThread], const uint32_t (&a)[16], uint64_t desc) {
     wgmma_fence();
 #pragma unroll
     for (int ks = 0; ks < 4; ++ks) {
         const uint32_t step[4] = {a[4 * ks], a[4 * ks + 1], a[4 * ks + 2], a[4 * ks + 3]};
-        wgmma_tile<C>(acc, step, smem_desc_sw128(acts, ks));
+        wgmma_tile<C>(acc, step, desc + 2 * ks);
     }
     wgmma_commit();
 }
+
+// A place in the ring of stages: the stage, and the parity of its full barrier's phase for this
+// use of it. The next K-tile's is one step on, so the loop divides nothing by kStages.
+template <int STAGES>
+struct RingPosition {
+    int stage = 0;
+    uint32_t parity = 0;
+    __device__ RingPosition next() const { return stage + 1 == STAGES ? RingPosition{0, parity ^ 1u} : RingPosition{stage + 1, parity}; }
+};
 
 // The K-tiles this CTA multiplies: split blockIdx.z of gridDim.z (the cluster) takes
 // [z·T/S, (z+1)·T/S) of the T tiles of K.
@@ -239,36 +260,49 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
     }
 }
 
-// The main loop of a math warp: for each K-tile of the split, wait for its stage, dequantize the
-// warp's weights, multiply (4 wgmmas) and release the stage.
+// The main loop of a math warp: for each K-tile of the split, dequantize the warp's piece of its
+// stage, multiply (4 wgmmas), and while they run wait for the next stage and read its piece; then
+// release the stage. Every address is worked out before the loop: stage s is stage 0 plus s
+// strides, for the weights, the scales and the activations' descriptor alike (H200, 2026-12-03:
+// the loop that computed them from j, and read a stage only after the previous stage's products
+// were done, kept each warpgroup's wgmmas in flight only 40% of the time; LAB_NOTES.md).
 template <class C>
 __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, uint64_t* full, uint64_t* empty, KTiles mine) {
+    using Format = typename C::Format;
+    using Position = RingPosition<C::kStages>;
     const int warp = threadIdx.x / 32;
-    auto stage = [&](int j) { return smem + (j % C::kStages) * C::kStageStride; };
-    auto wait_full = [&](int j) { wait_barrier(&full[j % C::kStages], (j / C::kStages) & 1); };
+    const uint8_t* weights0 = smem + C::kActBytes;
+    const uint8_t* scales0 = weights0 + C::kWeightBytes;
+    const uint64_t desc0 = smem_desc_sw128(smem, 0);
+    auto read_piece = [&](Position at) {
+        wait_barrier(&full[at.stage], at.parity);
+        return Format::load(weights0 + at.stage * C::kStageStride, scales0 + at.stage * C::kStageStride, warp);
+    };
+    auto multiply = [&](const uint32_t(&a)[16], Position at) {
+        multiply_stage<C>(acc, a, desc0 + (uint64_t)(at.stage * C::kStageStride >> 4));
+    };
     // Every thread, after its own reads; in a pair, each warp also tells the neighbour, whose copy
     // thread writes half of this stage's activations (they were read by the warp's wgmmas, done).
-    auto release = [&](int j) {
-        arrive(&empty[j % C::kStages]);
+    auto release = [&](Position at) {
+        arrive(&empty[at.stage]);
         if constexpr (C::kPair > 1) {
             __syncwarp();
-            if (threadIdx.x % 32 == 0) arrive_in_cluster_rank(&empty[j % C::kStages], cluster_rank() ^ 1u);
+            if (threadIdx.x % 32 == 0) arrive_in_cluster_rank(&empty[at.stage], cluster_rank() ^ 1u);
         }
     };
-    auto dequantize = [&](uint32_t(&regs)[16], int j) {
-        if constexpr (C::kSlowMath)  // a sleep the compiler cannot move the stage's reads above ("memory")
-            asm volatile("nanosleep.u32 %0;" ::"r"(kSlowMathNs) : "memory");
-        C::Format::dequantize(regs, stage(j) + C::kActBytes, stage(j) + C::kActBytes + C::kWeightBytes, warp);
-    };
+    Position at;
+    typename Format::Raw raw = read_piece(at);
     uint32_t a[16];
     if constexpr (!C::kOverlap) {
         for (int j = 0; j < mine.count; ++j) {
-            wait_full(j);
-            dequantize(a, j);
-            multiply_stage<C>(acc, a, stage(j));
+            Format::dequantize(a, raw);
+            multiply(a, at);
+            const Position after = at.next();
+            if (j + 1 < mine.count) raw = read_piece(after);  // while the products run
             wgmma_wait<0>();
             keep_registers(acc);
-            release(j);
+            release(at);
+            at = after;
         }
     } else {
         // Two wgmma groups in flight: stage j's products are issued, then the warp waits only for
@@ -276,25 +310,23 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
         // the registers stage j - 1 read, while stage j's products run. The two register sets
         // alternate, so the loop is unrolled by two.
         uint32_t other[16];
+        Position before;
         auto step = [&](uint32_t(&cur)[16], uint32_t(&next)[16], int j) {
-            multiply_stage<C>(acc, cur, stage(j));
+            multiply(cur, at);
             wgmma_wait<1>();
             keep_registers(next);  // stage j - 1's wgmmas read them until here
-            if (j > 0) release(j - 1);
-            if (j + 1 < mine.count) {
-                wait_full(j + 1);
-                dequantize(next, j + 1);
-            }
+            if (j > 0) release(before);
+            before = at, at = at.next();
+            if (j + 1 < mine.count) Format::dequantize(next, read_piece(at));
         };
-        wait_full(0);
-        dequantize(a, 0);
+        Format::dequantize(a, raw);
         for (int j = 0; j < mine.count; j += 2) {
             step(a, other, j);
             if (j + 1 < mine.count) step(other, a, j + 1);
         }
         wgmma_wait<0>();
         keep_registers(acc);
-        release(mine.count - 1);
+        release(before);
     }
 }
 

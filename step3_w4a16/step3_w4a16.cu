@@ -80,9 +80,9 @@ const std::vector<GemmCase> kLessonCases = {
 };
 
 // What a kernel reads: the weight format and the activation precision. Each pair has its own
-// CPU reference (the same dequantized weights times the same activations). Q4_0F16 is Q4_0 with
+// CPU reference (the same dequantized weights times the same activations). Q4_0Rounded is Q4_0 with
 // each weight rounded to fp16, fp16((q - 8)·d), as the Hopper rung multiplies it (07, Q4_0Stage).
-enum class Weights { Q4_0, G128, W8, F16, F32, Q4_0F16 };
+enum class Weights { Q4_0, G128, W8, F16, F32, Q4_0Rounded };
 constexpr int kWeightForms = 6;
 enum class Acts { F32, F16 };
 
@@ -94,7 +94,7 @@ struct W4A16Reads {
 using Step3Kernel = KernelSpec<void (*)(const W4A16Args&, cudaStream_t), W4A16Reads>;
 
 constexpr W4A16Reads kQ4_0F32{Weights::Q4_0, Acts::F32}, kQ4_0F16{Weights::Q4_0, Acts::F16}, kG128F16{Weights::G128, Acts::F16},
-    kW8F16{Weights::W8, Acts::F16}, kQ4_0AsF16F16{Weights::Q4_0F16, Acts::F16};
+    kW8F16{Weights::W8, Acts::F16}, kQ4_0RoundedF16{Weights::Q4_0Rounded, Acts::F16};
 
 // The baselines are rows like the kernels: cuBLAS on the fp16 weights and activations with FP32
 // accumulation (what a W4A16 kernel must beat), and SGEMM on the unquantized FP32 matrices.
@@ -137,7 +137,7 @@ const std::vector<Step3Kernel> kKernels = {
     {{"wgmma_g128", "07 Hopper: group-128 dequantized in registers into wgmma, activations by TMA, a copy warp and mbarriers"},
      launch_w4a16_wgmma<G128Stage>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_q4_0", "07 the same for Q4_0, each weight rounded to fp16 as llama.cpp's dequantize-then-cuBLAS path does"},
-     launch_w4a16_wgmma<Q4_0Stage>, w4a16_wgmma_q4_0_why_not, kQ4_0AsF16F16, kWgmmaArch, Pipe::Fp16Tensor},
+     launch_w4a16_wgmma<Q4_0Stage>, w4a16_wgmma_q4_0_why_not, kQ4_0RoundedF16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_overlap", "07 the same, each warpgroup dequantizing its next stage while its wgmmas run"},
      launch_w4a16_wgmma<G128Stage, WgmmaVariant::Overlap>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_pair", "07 the same, two CTAs of a cluster sharing their activations (TMA multicast)"},
@@ -189,7 +189,7 @@ std::string kernel_why_not(const Step3Kernel& k, const GemmCase& c, const Gpu& g
 double weight_bytes(Weights w, int64_t N, int64_t K) {
     switch (w) {
         case Weights::Q4_0:
-        case Weights::Q4_0F16: return (double)N * K / QK4_0 * sizeof(block_q4_0);
+        case Weights::Q4_0Rounded: return (double)N * K / QK4_0 * sizeof(block_q4_0);
         case Weights::G128: return (double)N * K / 2 + (double)N * K / kGroupSize * 3;
         case Weights::W8: return (double)N * K + 2.0 * N;
         case Weights::F16: return 2.0 * N * K;
@@ -217,7 +217,7 @@ struct HostProblem {
         if (!slot) {
             const std::vector<float> acts = a == Acts::F32 ? A : from_fp16(A16);
             const std::vector<float> weights = w == Weights::Q4_0      ? dequantize_q4_0_rows(q4, N, K)
-                                               : w == Weights::Q4_0F16 ? from_fp16(to_fp16(dequantize_q4_0_rows(q4, N, K)))
+                                               : w == Weights::Q4_0Rounded ? from_fp16(to_fp16(dequantize_q4_0_rows(q4, N, K)))
                                                : w == Weights::G128    ? dequantize_g128(g128)
                                                : w == Weights::W8      ? dequantize_w8(w8)
                                                : w == Weights::F16     ? from_fp16(to_fp16(W))
@@ -283,7 +283,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     double smallest = INFINITY, per_copy = 0;
     for (int w = 0; w < kWeightForms; ++w)
         if (need[w]) {
-            const bool repacked = w == (int)Weights::Q4_0 || w == (int)Weights::G128 || w == (int)Weights::Q4_0F16;
+            const bool repacked = w == (int)Weights::Q4_0 || w == (int)Weights::G128 || w == (int)Weights::Q4_0Rounded;
             smallest = std::min(smallest, weight_bytes((Weights)w, c.N, c.K));
             per_copy += weight_bytes((Weights)w, c.N, c.K) * (repacked ? 3 : 1);
         }
@@ -305,7 +305,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     d.M = c.M, d.N = c.N, d.K = c.K;
     if (need_a32) d.a_f32 = upload_rotated(h.A, rot.copies);
     if (need_a16) d.a_f16 = upload_rotated(h.A16, rot.copies);
-    if (need[(int)Weights::Q4_0] || need[(int)Weights::Q4_0F16]) h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
+    if (need[(int)Weights::Q4_0] || need[(int)Weights::Q4_0Rounded]) h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
     if (need[(int)Weights::Q4_0]) {
         const Q4_0Repacked r = repack_q4_0(h.q4);
         d.q4_blocks = upload_rotated(h.q4, rot.copies);
@@ -317,7 +317,7 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
             d.q4_mma_scales = upload_rotated(m.scales, rot.copies);
         }
     }
-    if (need[(int)Weights::Q4_0F16] && c.K % kMmaChunkK == 0) {
+    if (need[(int)Weights::Q4_0Rounded] && c.K % kMmaChunkK == 0) {
         const Q4_0MmaLayout16 b = order_q4_0_by_row_block(repack_q4_0_for_mma16(h.q4, c.N, c.K));
         d.q4_block_words = upload_rotated(b.words, rot.copies);
         d.q4_block_scales = upload_rotated(b.scales, rot.copies);

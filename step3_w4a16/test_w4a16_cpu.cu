@@ -386,7 +386,7 @@ static void test_tolerance_rejects_fp32_weights() {
     });
 }
 
-// Rung 07's Q4_0 multiplies fp16((q - 8)·d), Q4_0 rounded to fp16 (Weights::Q4_0F16), so it is
+// Rung 07's Q4_0 multiplies fp16((q - 8)·d), Q4_0 rounded to fp16 (Weights::Q4_0Rounded), so it is
 // checked against that reference, not against exact Q4_0: the tolerance tells the two apart, so a
 // kernel that rounded where its reference does not (or the reverse) would fail.
 static void test_tolerance_separates_q4_0_from_its_fp16_rounding() {

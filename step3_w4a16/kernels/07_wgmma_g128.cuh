@@ -164,7 +164,7 @@ struct G128Stage {
 // every row, and the value is the one llama.cpp's CUDA backend makes when it dequantizes Q4_0 to
 // fp16 before it calls cuBLAS (one rounding of the exact product). Exact Q4_0 would need a scale
 // per 32 values applied after the product, which an accumulator that lives across K cannot take:
-// so this kernel's reference is Q4_0 rounded to fp16, not Q4_0 (`Weights::Q4_0F16`).
+// so this kernel's reference is Q4_0 rounded to fp16, not Q4_0 (`Weights::Q4_0Rounded`).
 struct Q4_0Stage {
     static constexpr int kStagesPerScalePiece = 1;
     static_assert(kBK == 2 * QK4_0, "a stage is two Q4_0 blocks: K-steps 0-1 and 2-3");

@@ -305,22 +305,25 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     d.M = c.M, d.N = c.N, d.K = c.K;
     if (need_a32) d.a_f32 = upload_rotated(h.A, rot.copies);
     if (need_a16) d.a_f16 = upload_rotated(h.A16, rot.copies);
-    if (need[(int)Weights::Q4_0] || need[(int)Weights::Q4_0Rounded]) h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
-    if (need[(int)Weights::Q4_0]) {
+    const bool q4_exact = need[(int)Weights::Q4_0], q4_rounded = need[(int)Weights::Q4_0Rounded];
+    if (q4_exact || q4_rounded) h.q4 = quantize_rows_q4_0(h.W, c.N, c.K);
+    if (q4_exact) {
         const Q4_0Repacked r = repack_q4_0(h.q4);
         d.q4_blocks = upload_rotated(h.q4, rot.copies);
         d.q4_qs = upload_rotated(r.qs, rot.copies);
         d.q4_d = upload_rotated(r.d, rot.copies);
-        if (c.K % kMmaChunkK == 0) {
-            const Q4_0MmaLayout16 m = repack_q4_0_for_mma16(h.q4, c.N, c.K);
+    }
+    if ((q4_exact || q4_rounded) && c.K % kMmaChunkK == 0) {  // the mma repack, once for both
+        const Q4_0MmaLayout16 m = repack_q4_0_for_mma16(h.q4, c.N, c.K);
+        if (q4_exact) {
             d.q4_mma_words = upload_rotated(m.words, rot.copies);
             d.q4_mma_scales = upload_rotated(m.scales, rot.copies);
         }
-    }
-    if (need[(int)Weights::Q4_0Rounded] && c.K % kMmaChunkK == 0) {
-        const Q4_0MmaLayout16 b = order_q4_0_by_row_block(repack_q4_0_for_mma16(h.q4, c.N, c.K));
-        d.q4_block_words = upload_rotated(b.words, rot.copies);
-        d.q4_block_scales = upload_rotated(b.scales, rot.copies);
+        if (q4_rounded) {
+            const Q4_0MmaLayout16 b = order_q4_0_by_row_block(m);
+            d.q4_block_words = upload_rotated(b.words, rot.copies);
+            d.q4_block_scales = upload_rotated(b.scales, rot.copies);
+        }
     }
     if (need[(int)Weights::G128] && c.K % kGroupSize == 0) {
         h.g128 = quantize_g128(h.W, c.N, c.K);

@@ -142,10 +142,11 @@ demo_sum_x_from_d_sum_q|step4_w4a8/compensation_demo.h|s/- 8.0 \* fp16_to_fp32\(
 act_rows_counted_long_gpu|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|step4_w4a8|^step4_memcheck_ragged_tiles_mma_int8$|gpu
 g128_reciprocal_of_fp32_range|step3_w4a16/w4a16_formats.h|s/const float inv = s > 0.f \? 1.0f \/ s : 0.f;/const float inv = s > 0.f ? 15.0f \/ (hi - lo) : 0.f;/|test_w4a16_cpu|^step3_cpu|cpu
 g128_ties_to_even|step3_w4a16/w4a16_formats.h|s/return \(int\)std::lround\(x\);/return (int)std::nearbyint(x);/|test_w4a16_cpu|^step3_cpu|cpu
-goal_kernel_misspelt|scripts/targets.txt|s/\x7c dp4a_tiled \x7c/\x7c dp4a_tiles \x7c/|step5_llama_compare|^kernel_names_exist$|cpu
-profile_kernel_misspelt|scripts/profiles.txt|s/step4_w4a8 gemv_mma --m 4/step4_w4a8 gemv_mmq --m 4/|step5_llama_compare|^kernel_names_exist$|cpu
-sass_tile_renamed|scripts/sass_mix.txt|s/w4a8_mma_int8<mma_int8::Large>/w4a8_mma_int8<mma_int8::Big>/|step5_llama_compare|^kernel_names_exist$|cpu
-contender_misspelt|step5_llama_compare/speed_level.h|s/"gemv_resident", "gemv_mma"/"gemv_resident", "gemv_mm"/|step5_llama_compare|^kernel_names_exist$|cpu
+goal_kernel_misspelt|scripts/targets.txt|s/\x7c dp4a_tiled \x7c/\x7c dp4a_tiles \x7c/|all|^kernel_names_exist$|cpu
+profile_kernel_misspelt|scripts/profiles.txt|s/step4_w4a8 gemv_mma --m 4/step4_w4a8 gemv_mmq --m 4/|all|^kernel_names_exist$|cpu
+profile_function_forgotten|scripts/profiles.txt|s/ FUNCTION=w4a16_wgmma//|all|^kernel_names_exist$|cpu
+sass_tile_renamed|scripts/sass_mix.txt|s/w4a8_mma_int8<mma_int8::Large>/w4a8_mma_int8<mma_int8::Big>/|all|^kernel_names_exist$|cpu
+contender_misspelt|step5_llama_compare/speed_level.h|s/"gemv_resident", "gemv_mma"/"gemv_resident", "gemv_mm"/|all|^kernel_names_exist$|cpu
 step3_demo_no_outliers|step3_w4a16/format_comparison.h|s/\*= kOutlierFactor;/*= 1.0f;/|test_w4a16_cpu|^step3_cpu|cpu
 step3_demo_half_trick_base|step3_w4a16/format_comparison.h|s/\(uint16_t\)\(0x6400 \x7c q\)/(uint16_t)(0x6000 \x7c q)/|test_w4a16_cpu|^step3_cpu|cpu
 auto_arch_specific_off|CMakeLists.txt|s/set\(a "\$\{a\}a"\)/set(a "\$\{a\}")/|test_common|^build_architecture_selection$|cpu

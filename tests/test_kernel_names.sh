@@ -4,6 +4,8 @@
 # names must be one the program has.
 #   scripts/targets.txt    the kernels of each goal (OURS) and its baseline (vs KERNEL)   --list
 #   scripts/profiles.txt   the kernel a lesson's profile runs                             --list
+#                          and the function ncu looks for (FUNCTION, else KERNEL): some compiled
+#                          kernel of the program has it in its own name (nm, as below)
 #   step5's contenders     the kernels step 5 times of steps 3 and 4 (speed_level.h)      --list
 #   scripts/results_csv.py step 4's kernels by weight format (STEP4_WEIGHTS), for llama  --list
 #   the lessons (*.md)     every "build/STEP ... --kernel A,B" command                    --list
@@ -40,7 +42,7 @@ while IFS='|' read -r step _ _ ours test; do
   if [[ "$test" =~ vs[[:space:]]+([A-Za-z0-9_]+) ]]; then need "scripts/targets.txt ($step)" "$step" "${BASH_REMATCH[1]}"; fi
 done <"$src/scripts/targets.txt"
 
-# scripts/profiles.txt: STEP KERNEL [ARGS]
+# scripts/profiles.txt: STEP KERNEL [FUNCTION=REGEX] [ARGS]
 while read -r step kernel _; do
   [ -z "$step" ] || [[ "$step" == \#* ]] && continue
   need "scripts/profiles.txt" "$step" "$kernel"
@@ -83,6 +85,17 @@ while read -r label step function _; do
   count=$(grep -cF -- "$(tr -d ' ' <<<"$function")" <<<"$kernels")
   [ "$count" -eq 1 ] || { echo "MISSING: scripts/sass_mix.txt ($label) names '$function', which $count kernels of $step have in their name (1 wanted)"; bad=1; }
 done <"$src/scripts/sass_mix.txt"
+
+# scripts/profiles.txt again: the function profile.sh asks ncu for, a regex of the kernel's name.
+while read -r step kernel rest; do
+  [ -z "$step" ] || [[ "$step" == \#* ]] && continue
+  [ -f "$build/$step" ] || continue  # named above
+  function=$kernel
+  [[ "$rest" == FUNCTION=* ]] && { function=${rest%% *}; function=${function#FUNCTION=}; }
+  # ncu matches the function's own name: no namespace, template arguments or parameters
+  grep -qE -- "$function" <<<"$(kernel_names "$build/$step" | sed -E 's/[<(].*//; s/.*:://')" ||
+    { echo "MISSING: scripts/profiles.txt ($step $kernel) has ncu look for '$function', which no kernel of $step has in its name"; bad=1; }
+done <"$src/scripts/profiles.txt"
 
 # The lessons' commands: every "build/STEP ... --kernel A,B" in a Markdown file of the tree, so that
 # a command a reader copies from a lesson names kernels that exist.

@@ -52,30 +52,31 @@ for s in "${steps[@]}"; do
   done
 done
 
-# The profiles the lessons quote (scripts/profiles.txt), when Nsight Compute is there. A profile or an
-# instruction count that fails (other than for want of the tool: exit 77) is named in the summary,
-# and the README keeps its last good block.
+# The profiles and instruction counts the lessons quote (scripts/profiles.txt, scripts/sass_mix.txt),
+# when Nsight Compute and cuobjdump are there. quote_into LOG WHAT CMD... runs CMD into LOG; when it
+# fails the log is dropped, so the README keeps its last good block, and unless the tool was
+# missing (exit 77) WHAT is named in the summary.
 extras_failed=()
+quote_into() {
+  local log=$1 what=$2 rc
+  shift 2
+  "$@" >"$log" 2>&1
+  rc=$?
+  if [ $rc -ne 0 ]; then rm -f "$log"; [ $rc -eq 77 ] || extras_failed+=("$what (exit $rc)"); fi
+}
 while read -r pstep pkernel pargs; do
   case "$pstep" in ''|'#'*) continue ;; esac
   function=
   case "$pargs" in FUNCTION=*) function=${pargs%% *}; function=${function#FUNCTION=}; pargs=${pargs#"FUNCTION=$function"} ;; esac
   m=$(printf '%s\n' "$pargs" | sed -n 's/.*--m \([0-9]*\).*/\1/p')
-  log="$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log"
   # shellcheck disable=SC2086
-  FUNCTION=$function scripts/profile.sh "$pstep" "$pkernel" $pargs >"$log" 2>&1
-  rc=$?
-  if [ $rc -ne 0 ]; then rm -f "$log"; [ $rc -eq 77 ] || extras_failed+=("profile $pstep $pkernel (exit $rc)"); fi
+  quote_into "$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log" "profile $pstep $pkernel" \
+    env FUNCTION="$function" scripts/profile.sh "$pstep" "$pkernel" $pargs
 done <scripts/profiles.txt
-
-# The instruction counts the lessons quote (scripts/sass_mix.txt), when cuobjdump is there.
 while read -r label sstep sfunction sargs; do
   case "$label" in ''|'#'*) continue ;; esac
-  log="$LOG_DIR/sass--$sstep--$label.log"
   # shellcheck disable=SC2086
-  python3 scripts/sass_mix.py "$sstep" "$sfunction" $sargs >"$log" 2>&1
-  rc=$?
-  if [ $rc -ne 0 ]; then rm -f "$log"; [ $rc -eq 77 ] || extras_failed+=("sass mix $sstep $label (exit $rc)"); fi
+  quote_into "$LOG_DIR/sass--$sstep--$label.log" "sass mix $sstep $label" python3 scripts/sass_mix.py "$sstep" "$sfunction" $sargs
 done <scripts/sass_mix.txt
 
 verdict() { case $1 in 0) echo PASS ;; 77) echo "SKIP (no usable GPU)" ;; *) echo FAIL ;; esac; }

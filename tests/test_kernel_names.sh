@@ -42,12 +42,6 @@ while IFS='|' read -r step _ _ ours test; do
   if [[ "$test" =~ vs[[:space:]]+([A-Za-z0-9_]+) ]]; then need "scripts/targets.txt ($step)" "$step" "${BASH_REMATCH[1]}"; fi
 done <"$src/scripts/targets.txt"
 
-# scripts/profiles.txt: STEP KERNEL [FUNCTION=REGEX] [ARGS]
-while read -r step kernel _; do
-  [ -z "$step" ] || [[ "$step" == \#* ]] && continue
-  need "scripts/profiles.txt" "$step" "$kernel"
-done <"$src/scripts/profiles.txt"
-
 # step 5's contender lists: const std::vector<std::string> kStep3Contenders = {"a", "b"};
 for pair in "kStep3Contenders step3_w4a16" "kStep4Contenders step4_w4a8" "kStep4Q4KContenders step4_w4a8"; do
   read -r var step <<<"$pair"
@@ -86,10 +80,12 @@ while read -r label step function _; do
   [ "$count" -eq 1 ] || { echo "MISSING: scripts/sass_mix.txt ($label) names '$function', which $count kernels of $step have in their name (1 wanted)"; bad=1; }
 done <"$src/scripts/sass_mix.txt"
 
-# scripts/profiles.txt again: the function profile.sh asks ncu for, a regex of the kernel's name.
+# scripts/profiles.txt: STEP KERNEL [FUNCTION=REGEX] [ARGS]: the kernel (--list), and the function
+# profile.sh asks ncu for, a regex of the kernel's name.
 while read -r step kernel rest; do
   [ -z "$step" ] || [[ "$step" == \#* ]] && continue
-  [ -f "$build/$step" ] || continue  # named above
+  need "scripts/profiles.txt" "$step" "$kernel"
+  [ -f "$build/$step" ] || continue  # need said so
   function=$kernel
   [[ "$rest" == FUNCTION=* ]] && { function=${rest%% *}; function=${function#FUNCTION=}; }
   # ncu matches the function's own name: no namespace, template arguments or parameters

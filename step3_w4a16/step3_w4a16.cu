@@ -83,7 +83,7 @@ const std::vector<GemmCase> kLessonCases = {
 // CPU reference (the same dequantized weights times the same activations). Q4_0Rounded is Q4_0 with
 // each weight rounded to fp16, fp16((q - 8)·d), as the Hopper rung multiplies it (07, Q4_0Stage).
 enum class Weights { Q4_0, G128, W8, F16, F32, Q4_0Rounded };
-constexpr int kWeightForms = 6;
+constexpr int kWeightForms = (int)Weights::Q4_0Rounded + 1;  // how many: Q4_0Rounded is the last
 enum class Acts { F32, F16 };
 
 // A kernel's table row says which of them it reads (common/kernel_spec.h).

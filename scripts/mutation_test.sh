@@ -8,7 +8,8 @@
 # now fails.
 #
 # usage: scripts/mutation_test.sh [NAME...]      (default: all; GPU mutations skip without a GPU)
-#        scripts/mutation_test.sh --check         (no build: every substitution still applies to its file)
+#        scripts/mutation_test.sh --check [BUILD]  (no build: every substitution still applies to its file
+#                    and, given a configured BUILD directory, its test regex names a test there)
 # env:   CUDA_ARCH   architecture for the scratch build (default: what CMake detects)
 #        MUTATION_TEST_TIMEOUT  seconds a mutated test may run (default 900; a bug in a pipeline's
 #                    barriers can hang a kernel, and a timeout counts as a failure, so as a catch)
@@ -59,7 +60,7 @@ mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(wo
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/high_nibble_bias\(__high2half2\(z\)\)/high_nibble_bias(__low2half2(z))/|step3_w4a16|^step3_shape_37x100x4224$|gpu
-wgmma_pair_same_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/m0 \+ \(int\)half \* C::kBoxTokens/m0/|step3_w4a16|^step3_shape_129x4100x4224$|gpu
+wgmma_pair_same_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/m0 \+ \(int\)half \* C::kBoxTokens/m0/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z - first\) \{\}/gridDim.z - first - 1) {}/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/return ceil_div\(ceil_div\(N, \(int64_t\)kMmaRows\), \(int64_t\)kRowTiles\);/return ceil_div(N, (int64_t)kMmaRows) \/ kRowTiles;/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
@@ -204,14 +205,18 @@ lesson_command_kernel_misspelt|step4_w4a8/README.md|s/--kernel naive,dp4a_tiled/
 TABLE
 )
 
-if [ "${1:-}" = --check ]; then  # a kernel edited since its mutation was written leaves a bug that is never planted
-  bad=0
+# A kernel edited since its mutation was written leaves a bug that is never planted; a test renamed
+# since leaves one that nothing runs (a SKIP, "none ran without the bug", never a failure).
+if [ "${1:-}" = --check ]; then
+  bad=0 unnamed=0 tests_known=""
+  [ -n "${2:-}" ] && tests_known=$(cd "$2" && ctest -N | sed -nE 's/^ *Test +#[0-9]+: (.*)$/\1/p')
   while IFS='|' read -r name file subst target tests need; do
     [ -z "$name" ] && continue
     if [ ! -f "$file" ] || perl -0pe "$subst" "$file" | cmp -s - "$file"; then echo "does not apply: $name ($file)"; bad=$((bad + 1)); fi
+    if [ -n "$tests_known" ] && ! grep -qE "$tests" <<<"$tests_known"; then echo "names no test: $name ($tests)"; unnamed=$((unnamed + 1)); fi
   done <<<"$MUTATIONS"
-  echo "mutation table: $(grep -c '|' <<<"$MUTATIONS") substitutions, $bad do not apply"
-  [ $bad -eq 0 ]; exit
+  echo "mutation table: $(grep -c '|' <<<"$MUTATIONS") substitutions, $bad do not apply${2:+, $unnamed name no test in $2}"
+  [ $bad -eq 0 ] && [ $unnamed -eq 0 ]; exit
 fi
 
 have_gpu=0

@@ -53,6 +53,26 @@ __device__ __forceinline__ void keep_registers(uint32_t (&r)[N]) {
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }
 
+// setmaxnreg (sm_90a): a CTA's registers are handed out per thread at launch, as many to each
+// thread; a warpgroup can then give some back to the CTA's pool (registers_down) or take more from
+// it (registers_up), all its warps together. A copy warpgroup that needs few registers thus lends
+// them to math warpgroups that hold wide accumulators. The counts are multiples of 8 in 24..256;
+// what is taken must have been given (an increase waits for the pool otherwise).
+template <int REGS>
+__device__ __forceinline__ void registers_down() {
+    static_assert(REGS % 8 == 0 && REGS >= 24 && REGS <= 256, "setmaxnreg counts: multiples of 8 in 24..256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(REGS) : "memory");
+#endif
+}
+template <int REGS>
+__device__ __forceinline__ void registers_up() {
+    static_assert(REGS % 8 == 0 && REGS >= 24 && REGS <= 256, "setmaxnreg counts: multiples of 8 in 24..256");
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(REGS) : "memory");
+#endif
+}
+
 // The descriptor of a K-major tile in shared memory written with the 128-byte swizzle (the TMA's
 // CU_TENSOR_MAP_SWIZZLE_128B): rows of 64 fp16 (128 bytes), 16-byte pieces XOR-ed with row % 8,
 // groups of 8 rows 1024 bytes apart, the tile starting on a 1024-byte boundary. Fields (PTX ISA,

@@ -10,17 +10,19 @@
 // warpgroup holding rows 16w..16w+15, so the 0x6400 dequantization (LOP3, HSUB2, HMUL2, exactly
 // fp16((q - z)·s)) feeds the tensor cores with no shuffle. The activations are B, read by the
 // tensor cores straight from shared memory through a descriptor (common/wgmma.cuh): no ldmatrix.
-// Roles: warp 8 is the copy warp. Its lane 0 asks the TMA for a stage's activation box (tokens x
-// 64 values of K, 128-byte swizzle, tokens past M filled with zeros) and bulk-copies the stage's
-// weights and scales, stored for this kernel as one contiguous piece per stage and row block of
-// 128 rows (w4a16_formats.h: the copy engine spends a fixed time per request). A "full" mbarrier
-// per stage counts the bytes in; each math thread arrives on the stage's "empty" mbarrier when its
-// wgmmas have read it, and the copy warp waits for that before refilling the stage. Warps 0-7 are
-// two warpgroups of 64 weight rows each; both multiply the same activations. A CTA computes
-// 128 weight rows x kBM tokens over its share of K, so each accumulator lives across that share
-// and the scales are applied during dequantization, before the product. Q4_0 (Q4_0Stage) runs the
-// same code with its own stream and a d per 32 values; its weight is fp16((q - 8)·d), rounded once,
-// what llama.cpp's CUDA backend feeds cuBLAS, and its reference is Q4_0 rounded so (HOPPER.md).
+// Roles: warp 8 is the copy warp (from 128 tokens on, the first of a copy warpgroup that lends its
+// registers to the math warps: Config::kLendRegisters). Its lane 0 asks the TMA for a stage's
+// activation box (tokens x 64 values of K, 128-byte swizzle, tokens past M filled with zeros) and
+// bulk-copies the stage's weights and scales, stored for this kernel as one contiguous piece per
+// stage and row block of 128 rows (w4a16_formats.h: the copy engine spends a fixed time per
+// request). A "full" mbarrier per stage counts the bytes in; each math thread arrives on the
+// stage's "empty" mbarrier when its wgmmas have read it, and the copy warp waits for that before
+// refilling the stage. Warps 0-7 are two warpgroups of 64 weight rows each; both multiply the same
+// activations. A CTA computes 128 weight rows x kBM tokens over its share of K, so each accumulator
+// lives across that share and the scales are applied during dequantization, before the product.
+// Q4_0 (Q4_0Stage) runs the same code with its own stream and a d per 32 values; its weight is
+// fp16((q - 8)·d), rounded once, what llama.cpp's CUDA backend feeds cuBLAS, and its reference is
+// Q4_0 rounded so (HOPPER.md).
 // Improves: the tensor cores work while the warps dequantize (one warpgroup's products run while
 // the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
@@ -37,11 +39,11 @@
 // Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
 // stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
 // through TMA multicast, so each byte leaves L2 once per pair).
-// Limit: at M = 512 the tensor pipe is busy about two thirds of the time (below 0.9x HGEMM). Each
-// warpgroup waits for its own products (wgmma.wait_group) and then dequantizes the next stage
-// before it can issue again, so it has products in flight less than half the time (a profile by
-// SASS line: LAB_NOTES.md). Not for want of L2 bandwidth (Pair), nor because both warpgroups
-// dequantize at once (a ping-pong of turns was slower).
+// Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.91x HGEMM; two thirds before
+// the copy warpgroup lent its registers). Each warpgroup waits for its own products
+// (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
+// products in flight about half the time (a profile by SASS line: LAB_NOTES.md). Not for want of
+// L2 bandwidth (Pair), nor because both warpgroups dequantize at once (a ping-pong was slower).
 // Below M = 32 a CTA multiplies only a few K-tiles, and the pipeline's fixed costs and the
 // reduction dominate (04 and 06 are as fast or faster there).
 #pragma once
@@ -66,7 +68,6 @@ constexpr int kMathWarpgroups = 2;
 constexpr int kMathWarps = 4 * kMathWarpgroups;
 constexpr int kRowTiles = kMathWarps;  // one 16-row tile per math warp: 128 weight rows per CTA
 constexpr int kBK = kMmaChunkK;        // K per stage: 64 fp16, one 128-byte swizzled row per token
-constexpr int kThreads = 32 * (kMathWarps + 1);
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
 static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of the stream it copies");
 constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
@@ -102,6 +103,17 @@ struct Config {
     static constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
     static constexpr int kAccPerThread = TOKENS / 2;         // 64 rows x TOKENS over 128 threads
+    // The copy warps: one, or from 128 tokens on a whole warpgroup (one warp of it copies) that
+    // lends its registers to the math warpgroups (setmaxnreg: kMathRegisters each, kCopyRegisters
+    // left to it). ptxas counts a CTA's registers in whole warpgroups: with one copy warp, 288
+    // threads get at most 168 registers each, as 384 do, and a 256-token tile's wgmmas are then
+    // serialized (C7512) for want of them; the 128-token tile gains too (H200: LAB_NOTES.md).
+    static constexpr bool kLendRegisters = TOKENS >= 128;
+    static constexpr int kCopyWarps = kLendRegisters ? 4 : 1;
+    static constexpr int kThreads = 32 * (kMathWarps + kCopyWarps);
+    static constexpr int kMathRegisters = 232, kCopyRegisters = 40;
+    static_assert(!kLendRegisters || kMathRegisters * kMathWarps + kCopyRegisters * kCopyWarps <= 65536 / 32,
+                  "what the math warpgroups take, the copy warpgroup gives: one CTA's 64K registers");
     static constexpr int kScratchBytes = 32 * kMathWarps * kAccPerThread * 4;  // the accumulators, for split K
     static_assert(TOKENS == 8 || TOKENS == 16 || TOKENS == 32 || TOKENS == 64 || TOKENS == 128 || TOKENS == 256,
                   "the wgmma shapes common/wgmma.cuh wraps");
@@ -330,45 +342,56 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
     }
 }
 
+// A barrier of the math warps alone (named barrier 1; 0 is __syncthreads).
+__device__ __forceinline__ void math_warps_sync() { asm volatile("bar.sync 1, %0;" ::"n"(32 * kMathWarps) : "memory"); }
+
 // Split K, the end: every CTA of the cluster has its partial 128 x kBM tile in registers. Each
-// writes it to its own shared memory (the stage buffers, all read by now), and after a cluster
-// barrier CTA z adds groups [z·G/S, (z+1)·G/S) of every math thread's G groups of 4 accumulators
-// over the S CTAs, in rank order (all S loads first, so that they travel together), and stores
-// them (in a pair, the cluster holds both row blocks' S CTAs: rank z·2 + x % 2). The second barrier keeps every CTA (and its shared memory) alive until the others have
-// read it. The copy warp (math = false) takes part in the barriers only.
+// math thread writes its accumulators to its own CTA's shared memory (the stage buffers, all read
+// by now), and after a cluster barrier CTA z adds groups [z·G/S, (z+1)·G/S) of every math
+// thread's G groups of 4 accumulators over the S CTAs, in rank order (all S loads first, so that
+// they travel together), and stores them (in a pair, the cluster holds both row blocks' S CTAs:
+// rank z·2 + x % 2). The second barrier keeps every CTA (and its shared memory) alive until the
+// others have read it. The copy warps take part in the two cluster barriers only
+// (copy_warps_in_cluster_sum); they wrote nothing that a math warp has not already waited for.
 template <class C>
-__device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread], bool math, uint8_t* smem, const W4A16Args& p,
-                                           int row0, int m0) {
+__device__ void sum_over_cluster_and_store(const float (&acc)[C::kAccPerThread], uint8_t* smem, const W4A16Args& p, int row0,
+                                           int m0) {
     constexpr int kMathThreads = 32 * kMathWarps, kGroups = C::kAccPerThread / 4;
     float4* scratch = reinterpret_cast<float4*>(smem);  // group i of math thread t at i * 256 + t
-    __syncthreads();  // every wgmma and copy of this CTA is done: the stages may be overwritten
-    if (math)
+    // Every wgmma of this CTA is done: the stages may be overwritten. The math warps only: a
+    // __syncthreads here and another in the copy warps' code would be two different barriers
+    // that the CUDA model requires every thread to reach (synccheck rejects it).
+    math_warps_sync();
 #pragma unroll
-        for (int i = 0; i < kGroups; ++i)
-            scratch[i * kMathThreads + threadIdx.x] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+    for (int i = 0; i < kGroups; ++i)
+        scratch[i * kMathThreads + threadIdx.x] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
     cluster_sync();
-    if (math) {
-        const int splits = gridDim.z;
-        float4 part[kMaxSplits];
-        for (int i = blockIdx.z * kGroups / splits; i < (blockIdx.z + 1) * kGroups / splits; ++i) {
+    const int splits = gridDim.z;
+    float4 part[kMaxSplits];
+    for (int i = blockIdx.z * kGroups / splits; i < (blockIdx.z + 1) * kGroups / splits; ++i) {
 #pragma unroll
-            for (int rank = 0; rank < kMaxSplits; ++rank)
-                if (rank < splits)
-                    part[rank] = *in_cluster_rank(&scratch[i * kMathThreads + threadIdx.x], rank * C::kPair + cluster_rank() % C::kPair);
-            float4 sum = part[0];
+        for (int rank = 0; rank < kMaxSplits; ++rank)
+            if (rank < splits)
+                part[rank] = *in_cluster_rank(&scratch[i * kMathThreads + threadIdx.x], rank * C::kPair + cluster_rank() % C::kPair);
+        float4 sum = part[0];
 #pragma unroll
-            for (int rank = 1; rank < kMaxSplits; ++rank)
-                if (rank < splits) sum.x += part[rank].x, sum.y += part[rank].y, sum.z += part[rank].z, sum.w += part[rank].w;
-            // group i of the C fragments: the mma tile of the warp's 16 rows and 8-token tile i
-            const float tile[1][1][4] = {{{sum.x, sum.y, sum.z, sum.w}}};
-            store_mma_tiles(tile, p.c, p.M, p.N, row0, m0 + 8 * i);
-        }
+        for (int rank = 1; rank < kMaxSplits; ++rank)
+            if (rank < splits) sum.x += part[rank].x, sum.y += part[rank].y, sum.z += part[rank].z, sum.w += part[rank].w;
+        // group i of the C fragments: the mma tile of the warp's 16 rows and 8-token tile i
+        const float tile[1][1][4] = {{{sum.x, sum.y, sum.z, sum.w}}};
+        store_mma_tiles(tile, p.c, p.M, p.N, row0, m0 + 8 * i);
     }
+    cluster_sync();
+}
+// The copy warps' part in it: the cluster's two barriers, in the same order (barrier.cluster
+// counts arrivals, wherever in the code they come from).
+__device__ __forceinline__ void copy_warps_in_cluster_sum() {
+    cluster_sync();
     cluster_sync();
 }
 
 template <class C>
-__global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma(W4A16Args p, const __grid_constant__ CUtensorMap act_map) {
+__global__ void __launch_bounds__(C::kThreads, 1) w4a16_wgmma(W4A16Args p, const __grid_constant__ CUtensorMap act_map) {
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     uint8_t* smem = smem_raw + (1024 - shared_address(smem_raw) % 1024) % 1024;  // the swizzled boxes need 1024-byte alignment
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * C::kStageStride);
@@ -385,20 +408,21 @@ __global__ void __launch_bounds__(kThreads, 1) w4a16_wgmma(W4A16Args p, const __
     }
     if constexpr (C::kPair > 1) cluster_sync();  // the neighbour's barriers are ready before its box lands here
     else __syncthreads();
-    float acc[C::kAccPerThread] = {};
-    if (math) {
+    if (math) {  // the accumulators live inside the region where the math warps hold their registers
+        if constexpr (C::kLendRegisters) registers_up<C::kMathRegisters>();
+        float acc[C::kAccPerThread] = {};
         multiply_k_tiles<C>(acc, smem, full, empty, mine);
-    } else {
-        if (threadIdx.x % 32 == 0) copy_stages<C>(p, &act_map, smem, full, empty, m0, mine);
-        __syncwarp();
-        if (!split && C::kPair == 1) return;
-    }
-    if (split) return sum_over_cluster_and_store<C>(acc, math, smem, p, row0, m0);
-    if (math) {  // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats.
-        float tiles[1][C::kBM / 8][4];
+        if (split) return sum_over_cluster_and_store<C>(acc, smem, p, row0, m0);
+        float tiles[1][C::kBM / 8][4];  // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats
 #pragma unroll
         for (int i = 0; i < C::kAccPerThread; ++i) tiles[0][i / 4][i % 4] = acc[i];
         store_mma_tiles(tiles, p.c, p.M, p.N, row0, m0);
+    } else {
+        if constexpr (C::kLendRegisters) registers_down<C::kCopyRegisters>();
+        if (threadIdx.x == 32 * kMathWarps) copy_stages<C>(p, &act_map, smem, full, empty, m0, mine);
+        __syncwarp();
+        if (split) return copy_warps_in_cluster_sum();
+        if (C::kPair == 1) return;
     }
     if constexpr (C::kPair > 1) cluster_sync();  // the neighbour's last arrivals on this CTA's barriers have landed
 }
@@ -447,7 +471,7 @@ struct ClusterLaunch {
     ClusterLaunch(dim3 grid, cudaStream_t s) {
         cluster.id = cudaLaunchAttributeClusterDimension;
         cluster.val.clusterDim.x = C::kPair, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = grid.z;
-        config.gridDim = grid, config.blockDim = dim3(kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
+        config.gridDim = grid, config.blockDim = dim3(C::kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
         config.attrs = &cluster, config.numAttrs = C::kPair * grid.z > 1 ? 1 : 0;
     }
     ClusterLaunch(const ClusterLaunch&) = delete;
@@ -462,7 +486,7 @@ inline int64_t resident_ctas(int splits) {
     int64_t& ctas = known[splits];
     if (ctas == 0) {
         auto kernel = w4a16_wgmma<C>;
-        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(kernel, kThreads, C::kSmemBytes);
+        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(kernel, C::kThreads, C::kSmemBytes);
         const ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
         int clusters = 0;
         CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));

@@ -71,6 +71,7 @@ wgmma_q4_0_scale_piece_per_group|step3_w4a16/kernels/07_wgmma_g128.cuh|s/static 
 wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
 wgmma_token_tile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(M > kMaxTokens\) return kMaxTokens;/if (M > kMaxTokens \/ 2) return kMaxTokens;/|test_w4a16_cpu|^step3_cpu|cpu
+auto_copy_engine_tokens|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxCopyEngineTokens = 1;/kMaxCopyEngineTokens = 2;/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_threshold|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxMmaSyncTokens = 16/kMaxMmaSyncTokens = 32/|test_w4a16_cpu|^step3_cpu|cpu
 mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j & 1) + h};/|test_w4a16_cpu|^step3_cpu|cpu
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu

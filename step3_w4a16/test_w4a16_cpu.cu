@@ -226,8 +226,9 @@ static void test_row_block_order() {
     }
 }
 
-// The entry point's choice (08), on a described GPU (no device needed): the decoding GEMV up to 4
-// tokens, mma.sync up to 64, wgmma beyond only where sm_90a code runs, mma.sync otherwise.
+// The entry point's choice (08), on a described GPU (no device needed): the copy-engine GEMV at one
+// token where sm_90 code runs, the tensor-core GEMV up to 4 tokens, mma.sync up to 16, wgmma beyond
+// only where sm_90a code runs, mma.sync otherwise.
 static void test_entry_point_choice() {
     Gpu h200;
     h200.cc = 90, h200.code_sm = 90, h200.code_arch_specific = true, h200.sms = 132, h200.smem_per_block_optin = 232448;
@@ -235,7 +236,9 @@ static void test_entry_point_choice() {
     sm90_build.code_arch_specific = false;
     a100.cc = a100.code_sm = 80, a100.code_arch_specific = false, a100.sms = 108;
     auto picks = [](int64_t M, int64_t K, const Gpu& gpu) { return std::string(choose_g128_kernel({"", M, 4096, K}, gpu).name); };
-    EXPECT(picks(1, 14336, h200) == "gemv_mma_g128");
+    EXPECT(picks(1, 14336, h200) == "gemv_tma_g128");
+    EXPECT(picks(1, 4096, sm90_build) == "gemv_tma_g128");
+    EXPECT(picks(2, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(4, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(5, 4096, h200) == "mma_g128");
     EXPECT(picks(16, 4096, h200) == "mma_g128");

@@ -2,8 +2,9 @@
 // code this GPU runs, as a library would offer it (the caller never names a kernel).
 //
 // Idea: no single kernel of this step is the fastest at every M. The sweep on the H200 (README.md,
-// "The batch sweep") draws the lines: up to 4 tokens the decoding GEMV on tensor cores (06) streams
-// the weights fastest; up to 16, mma.sync with narrow tiles (04); beyond, Hopper's wgmma (07),
+// "The batch sweep") draws the lines: at one token the copy-engine GEMV (09, sm_90) streams the
+// weights fastest, by about 5%; up to 4 tokens the decoding GEMV on tensor cores (06), which 09 no
+// longer beats there; up to 16, mma.sync with narrow tiles (04); beyond, Hopper's wgmma (07),
 // whose clusters split K while the tiles are too few to fill the GPU. 07 needs sm_90a code: built for another target, or on another
 // GPU, the entry point falls back to 04, which runs from sm_80 on. The sweep prints the choice at
 // every M beside the fastest kernel it measured, so a threshold that is wrong on your GPU shows.
@@ -15,9 +16,11 @@
 #include "04_mma_g128.cuh"
 #include "06_gemv_mma.cuh"
 #include "07_wgmma_g128.cuh"
+#include "09_gemv_tma.cuh"
 
 namespace auto_g128 {
-constexpr int64_t kMaxGemvTokens = 4;    // 06 up to here (when its staged activations fit) ...
+constexpr int64_t kMaxCopyEngineTokens = 1;  // 09 up to here where it runs ...
+constexpr int64_t kMaxGemvTokens = 4;    // ... 06 up to here (when its staged activations fit) ...
 constexpr int64_t kMaxMmaSyncTokens = 16;  // ... then 04, then 07 where it runs
 }  // namespace auto_g128
 
@@ -28,6 +31,8 @@ struct G128Kernel {
 
 inline G128Kernel choose_g128_kernel(const GemmCase& c, const Gpu& gpu) {
     using namespace auto_g128;
+    if (c.M <= kMaxCopyEngineTokens && arch_shortfall(gpu, kBulkCopyArch).empty() && w4a16_gemv_tma_g128_why_not(c, gpu).empty())
+        return {"gemv_tma_g128", launch_w4a16_gemv_tma_g128};
     if (c.M <= kMaxGemvTokens && w4a16_gemv_mma_why_not(c, gpu).empty()) return {"gemv_mma_g128", launch_w4a16_gemv_mma};
     if (c.M > kMaxMmaSyncTokens && arch_shortfall(gpu, kWgmmaArch).empty() && w4a16_wgmma_g128_why_not(c, gpu).empty())
         return {"wgmma_g128", launch_w4a16_wgmma<wgmma_g128::G128Stage>};

@@ -3,8 +3,8 @@
 //
 // Idea: no single kernel of this step is the fastest at every M. The sweep on the H200 (README.md,
 // "The batch sweep") draws the lines: at one token the copy-engine GEMV (09, sm_90) streams the
-// weights fastest, by about 5%; up to 4 tokens the decoding GEMV on tensor cores (06), which 09 no
-// longer beats there; up to 16, mma.sync with narrow tiles (04); beyond, Hopper's wgmma (07),
+// weights fastest, by about 5%; up to 4 tokens the decoding GEMV on tensor cores (06), which 09
+// does not beat there; up to 16, mma.sync with narrow tiles (04); beyond, Hopper's wgmma (07),
 // whose clusters split K while the tiles are too few to fill the GPU. 07 needs sm_90a code: built for another target, or on another
 // GPU, the entry point falls back to 04, which runs from sm_80 on. The sweep prints the choice at
 // every M beside the fastest kernel it measured, so a threshold that is wrong on your GPU shows.

@@ -85,16 +85,6 @@ __device__ __forceinline__ GemvTmaStage gemv_tma_stage(uint8_t* ring, int s) {
     return {words, words + gemv_mma::kTilesPerItem * gemv_tma::kStageChunks * gemv_tma::kPieceBytes};
 }
 
-// Where the ring is: buffer `stage`, in its use number `round` (the phase of its barriers is
-// round & 1). Counted, not worked out of a stage count j as j % stages and j / stages: a division
-// by a number known only at run time is some 20 instructions, once per stage in every warp.
-struct GemvTmaRing {
-    int stage = 0, round = 0;
-    __device__ __forceinline__ void next(int stages) {
-        if (++stage == stages) stage = 0, ++round;
-    }
-};
-
 // The copy thread: for each of the CTA's groups of tiles, stage after stage, wait until the ring's
 // buffer was read (its previous use released), announce its bytes and ask for them. A tile past
 // the matrix (the last group may be short) copies the group's first tile again: finite data whose
@@ -105,11 +95,12 @@ __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uin
     using namespace gemv_tma;
     constexpr int kTiles = gemv_mma::kTilesPerItem;
     const GemvTmaWalk walk = gemv_tma_walk(p);
-    GemvTmaRing ring_at;
+    RingPosition at;  // common/tma.cuh
+    int j = 0;        // stages asked for so far: the first `stages` find their buffers free
     for (int group = blockIdx.x; group < walk.groups; group += gridDim.x)
-        for (int c0 = 0; c0 < walk.chunks; c0 += kStageChunks, ring_at.next(stages)) {
-            const int s = ring_at.stage, count = min(kStageChunks, walk.chunks - c0);
-            if (ring_at.round > 0) wait_barrier(&empty[s], (ring_at.round - 1) & 1);
+        for (int c0 = 0; c0 < walk.chunks; c0 += kStageChunks, at = at.next(stages), ++j) {
+            const int s = at.stage, count = min(kStageChunks, walk.chunks - c0);
+            if (j >= stages) wait_barrier(&empty[s], at.parity ^ 1u);
             arrive_expect_tx(&full[s], kTiles * count * (kPieceBytes + Format::kScaleBytesPerChunk));
             const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
 #pragma unroll
@@ -119,7 +110,7 @@ __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uin
                 bulk_copy(stage.scales + t * kStageChunks * Format::kScaleBytesPerChunk, Format::tile_scales(p, tile, c0),
                           count * Format::kScaleBytesPerChunk, &full[s]);
             }
-            if (ring_at.round == 0 && s == 0) {  // the first stage is on its way: now the activations, once their producer is done
+            if (j == 0) {  // the first stage is on its way: now the activations, once their producer is done
                 wait_for_prerequisite_grids();
                 Format::template copy_acts<TOKENS>(acts, p, walk.chunks, acts_full);
             }
@@ -155,12 +146,12 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
     const typename Format::Acts acts(acts_smem, chunks, std::integral_constant<int, TOKENS>());
 
     float acc[kTiles][4] = {};
-    GemvTmaRing ring_at;  // as the copy thread counts it
+    RingPosition at;  // as the copy thread steps it
     int parity = 0;
     for (int group = blockIdx.x; group < walk.groups; group += gridDim.x, parity ^= 1) {
-        for (int c0 = 0; c0 < chunks; c0 += kStageChunks, ring_at.next(stages)) {
-            const int s = ring_at.stage, count = min(kStageChunks, chunks - c0);
-            wait_barrier(&full[s], ring_at.round & 1);
+        for (int c0 = 0; c0 < chunks; c0 += kStageChunks, at = at.next(stages)) {
+            const int s = at.stage, count = min(kStageChunks, chunks - c0);
+            wait_barrier(&full[s], at.parity);
             const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
             typename Format::Piece w[kChunksPerWarp][kTiles];
 #pragma unroll

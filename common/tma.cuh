@@ -60,6 +60,19 @@ __device__ __forceinline__ void wait_barrier(uint64_t* bar, uint32_t parity) {
     } while (!done);
 #endif
 }
+
+// A place in a ring of `stages` buffers, each guarded by its barriers: the buffer, and the parity
+// of the phase that completes this use of it (a consumer waits for its full barrier's phase with
+// that parity; a producer refilling it waits for the empty barrier's phase before, parity ^ 1).
+// Stepping it one buffer on divides nothing by the stage count, which may be known only at run
+// time (a division by such a number is some 20 instructions, once per stage in every warp).
+struct RingPosition {
+    int stage = 0;
+    uint32_t parity = 0;
+    __device__ __forceinline__ RingPosition next(int stages) const {
+        return stage + 1 == stages ? RingPosition{0, parity ^ 1u} : RingPosition{stage + 1, parity};
+    }
+};
 // `bytes` (a multiple of 16) contiguous bytes from global to shared memory, counted on `bar`.
 __device__ __forceinline__ void bulk_copy(void* smem_dst, const void* global_src, uint32_t bytes, uint64_t* bar) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900

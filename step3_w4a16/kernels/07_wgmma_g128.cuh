@@ -219,15 +219,6 @@ __device__ __forceinline__ void multiply_stage(float (&acc)[C::kAccPerThread], c
     wgmma_commit();
 }
 
-// A place in the ring of stages: the stage, and the parity of its full barrier's phase for this
-// use of it. The next K-tile's is one step on, so the loop divides nothing by kStages.
-template <int STAGES>
-struct RingPosition {
-    int stage = 0;
-    uint32_t parity = 0;
-    __device__ RingPosition next() const { return stage + 1 == STAGES ? RingPosition{0, parity ^ 1u} : RingPosition{stage + 1, parity}; }
-};
-
 // The K-tiles this CTA multiplies: split blockIdx.z of gridDim.z (the cluster) takes
 // [z·T/S, (z+1)·T/S) of the T tiles of K.
 struct KTiles {
@@ -281,7 +272,7 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
 template <class C>
 __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, uint64_t* full, uint64_t* empty, KTiles mine) {
     using Format = typename C::Format;
-    using Position = RingPosition<C::kStages>;
+    using Position = RingPosition;  // common/tma.cuh: the next K-tile's is one step on
     const int warp = threadIdx.x / 32;
     const uint8_t* weights0 = smem + C::kActBytes;
     const uint8_t* scales0 = weights0 + C::kWeightBytes;
@@ -309,7 +300,7 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
         for (int j = 0; j < mine.count; ++j) {
             Format::dequantize(a, raw);
             multiply(a, at);
-            const Position after = at.next();
+            const Position after = at.next(C::kStages);
             if (j + 1 < mine.count) raw = read_piece(after);  // while the products run
             wgmma_wait<0>();
             keep_registers(acc);
@@ -328,7 +319,7 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
             wgmma_wait<1>();
             keep_registers(next);  // stage j - 1's wgmmas read them until here
             if (j > 0) release(before);
-            before = at, at = at.next();
+            before = at, at = at.next(C::kStages);
             if (j + 1 < mine.count) Format::dequantize(next, read_piece(at));
         };
         Format::dequantize(a, raw);

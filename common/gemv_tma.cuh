@@ -16,10 +16,11 @@
 // Why: gemv_mma.cuh's lanes load their pieces into registers a few chunks ahead, so the bytes in
 // flight are what the registers hold, and each warp refills its ring only as fast as it computes.
 // Here the copy warp's lane 0 asks the copy engine for whole stages (two 16-row tiles x 32
-// chunks: 32 KB of nibbles and their scales, four bulk copies) into a ring of as many stages as
-// shared memory holds, counted by a "full" mbarrier per stage; a math warp copies its two chunks'
-// pieces from the stage into registers, releases the stage ("empty" mbarrier, every math thread
-// arrives) before it computes, and runs the format's chunk() on them. The copy engine does not wait
+// chunks, 16 with one token: 32 or 16 KB of nibbles and their scales, four bulk copies) into a ring
+// of as many stages as shared memory holds, counted by a "full" mbarrier per stage; a math warp
+// copies its chunks' pieces (two, or one) from the stage into registers, releases the stage
+// ("empty" mbarrier, every math thread arrives) before it computes, and runs the format's chunk()
+// on them, without a bound check in a full stage (so the compiler may interleave two chunks). The copy engine does not wait
 // for the math: it refills a stage as soon as the 16 math warps have read it, across tiles, and a
 // tile's sums (gemv_mma_finish_tiles, among the math warps only) overlap the next tile's copies.
 // The activations: every token's whole K, copied once per CTA by the same thread (after the first
@@ -35,8 +36,11 @@
 
 namespace gemv_tma {
 constexpr int kMathWarps = 16;
-constexpr int kChunksPerWarp = 2;                          // of each stage
-constexpr int kStageChunks = kMathWarps * kChunksPerWarp;  // 32 chunks: 2048 values of K per tile
+// Each math warp's chunks of a stage: one with one token (a stage's math is short, and the last
+// stage's math after its bytes land is a large part of a CTA's few stages), two from two tokens on
+// (each stage's math is longer, and twice the stages would cost more than the shorter tail saves).
+__host__ __device__ constexpr int chunks_per_warp(int tokens) { return tokens == 1 ? 1 : 2; }
+__host__ __device__ constexpr int stage_chunks(int tokens) { return kMathWarps * chunks_per_warp(tokens); }  // 16 or 32
 constexpr int kThreads = (kMathWarps + 1) * 32;            // + the copy warp
 constexpr int kMaxStages = 16;
 constexpr int kMinStages = 2;
@@ -44,12 +48,12 @@ constexpr int kPieceBytes = 32 * 16;                       // one chunk of one t
 constexpr int kPartialBytes = 2 * gemv_mma::kTilesPerItem * gemv_mma::kMaxWarps * 32 * 16;  // gemv_mma_finish_tiles' layout
 constexpr int kBarrierBytes = (2 * kMaxStages + 1) * 8;  // full and empty per stage, the activations'
 static_assert(kMathWarps <= gemv_mma::kMaxWarps, "the partial tiles are gemv_mma_finish_tiles'");
-static_assert(kStageChunks % 2 == 0, "a stage starts at an even chunk: group-128 scales come per two chunks");
+static_assert(stage_chunks(1) % 2 == 0 && stage_chunks(2) % 2 == 0, "a stage starts at an even chunk: group-128 scales come per two chunks");
 }  // namespace gemv_tma
 
 template <class Format>
-__host__ __device__ constexpr int gemv_tma_stage_bytes() {
-    return gemv_mma::kTilesPerItem * gemv_tma::kStageChunks * (gemv_tma::kPieceBytes + Format::kScaleBytesPerChunk);
+__host__ __device__ constexpr int gemv_tma_stage_bytes(int tokens) {
+    return gemv_mma::kTilesPerItem * gemv_tma::stage_chunks(tokens) * (gemv_tma::kPieceBytes + Format::kScaleBytesPerChunk);
 }
 // Everything but the ring: the staged activations (all of K), the partial tiles, the barriers.
 template <class Format>
@@ -61,7 +65,7 @@ template <class Format>
 inline int gemv_tma_stages(int tokens, int K, size_t smem_per_block_optin) {
     const size_t fixed = gemv_tma_fixed_bytes<Format>(tokens, K);
     if (fixed >= smem_per_block_optin) return 0;
-    return (int)std::min<size_t>(gemv_tma::kMaxStages, (smem_per_block_optin - fixed) / gemv_tma_stage_bytes<Format>());
+    return (int)std::min<size_t>(gemv_tma::kMaxStages, (smem_per_block_optin - fixed) / gemv_tma_stage_bytes<Format>(tokens));
 }
 
 // How a CTA walks the matrix, the same for the copy thread and the math warps: K in chunks of 64
@@ -79,10 +83,10 @@ struct GemvTmaStage {
     uint8_t* words;
     uint8_t* scales;
 };
-template <class Format>
+template <class Format, int TOKENS>
 __device__ __forceinline__ GemvTmaStage gemv_tma_stage(uint8_t* ring, int s) {
-    uint8_t* words = ring + s * gemv_tma_stage_bytes<Format>();
-    return {words, words + gemv_mma::kTilesPerItem * gemv_tma::kStageChunks * gemv_tma::kPieceBytes};
+    uint8_t* words = ring + s * gemv_tma_stage_bytes<Format>(TOKENS);
+    return {words, words + gemv_mma::kTilesPerItem * gemv_tma::stage_chunks(TOKENS) * gemv_tma::kPieceBytes};
 }
 
 // The copy thread: for each of the CTA's groups of tiles, stage after stage, wait until the ring's
@@ -93,7 +97,7 @@ template <class Format, int TOKENS>
 __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uint64_t* full, uint64_t* empty, int stages,
                               uint8_t* acts, uint64_t* acts_full) {
     using namespace gemv_tma;
-    constexpr int kTiles = gemv_mma::kTilesPerItem;
+    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageChunks = stage_chunks(TOKENS);
     const GemvTmaWalk walk = gemv_tma_walk(p);
     RingPosition at;  // common/tma.cuh
     int j = 0;        // stages asked for so far: the first `stages` find their buffers free
@@ -102,7 +106,7 @@ __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uin
             const int s = at.stage, count = min(kStageChunks, walk.chunks - c0);
             if (j >= stages) wait_barrier(&empty[s], at.parity ^ 1u);
             arrive_expect_tx(&full[s], kTiles * count * (kPieceBytes + Format::kScaleBytesPerChunk));
-            const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
+            const GemvTmaStage stage = gemv_tma_stage<Format, TOKENS>(ring, s);
 #pragma unroll
             for (int t = 0; t < kTiles; ++t) {
                 const int tile = group * kTiles + t < walk.row_tiles ? group * kTiles + t : group * kTiles;
@@ -120,13 +124,13 @@ __device__ void gemv_tma_copy(const typename Format::Args& p, uint8_t* ring, uin
 template <class Format, int TOKENS>
 __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typename Format::Args p, int stages) {
     using namespace gemv_tma;
-    constexpr int kTiles = gemv_mma::kTilesPerItem;
+    constexpr int kTiles = gemv_mma::kTilesPerItem, kStageChunks = stage_chunks(TOKENS), kChunksPerWarp = chunks_per_warp(TOKENS);
     extern __shared__ __align__(16) uint8_t smem[];
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     const GemvTmaWalk walk = gemv_tma_walk(p);
     const int chunks = walk.chunks;
     uint8_t* ring = smem;
-    uint8_t* acts_smem = ring + stages * gemv_tma_stage_bytes<Format>();
+    uint8_t* acts_smem = ring + stages * gemv_tma_stage_bytes<Format>(TOKENS);
     float4* partials = reinterpret_cast<float4*>(acts_smem + Format::act_bytes(TOKENS, chunks));
     uint64_t* full = reinterpret_cast<uint64_t*>(reinterpret_cast<uint8_t*>(partials) + kPartialBytes);
     uint64_t* empty = full + kMaxStages;
@@ -152,7 +156,7 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
         for (int c0 = 0; c0 < chunks; c0 += kStageChunks, at = at.next(stages)) {
             const int s = at.stage, count = min(kStageChunks, chunks - c0);
             wait_barrier(&full[s], at.parity);
-            const GemvTmaStage stage = gemv_tma_stage<Format>(ring, s);
+            const GemvTmaStage stage = gemv_tma_stage<Format, TOKENS>(ring, s);
             typename Format::Piece w[kChunksPerWarp][kTiles];
 #pragma unroll
             for (int u = 0; u < kChunksPerWarp; ++u) {
@@ -165,10 +169,13 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
             }
             arrive(&empty[s]);  // this thread's pieces are in registers (every thread: one lane's arrival
                                 // would not order the other lanes' reads before the next copy)
+            if (count == kStageChunks) {  // a full stage: no guard, so that the two chunks' math may interleave
 #pragma unroll
-            for (int u = 0; u < kChunksPerWarp; ++u) {
-                const int c = warp * kChunksPerWarp + u;
-                if (c < count) acts.chunk(acc, w[u], c0 + c);
+                for (int u = 0; u < kChunksPerWarp; ++u) acts.chunk(acc, w[u], c0 + warp * kChunksPerWarp + u);
+            } else {
+#pragma unroll
+                for (int u = 0; u < kChunksPerWarp; ++u)
+                    if (warp * kChunksPerWarp + u < count) acts.chunk(acc, w[u], c0 + warp * kChunksPerWarp + u);
             }
         }
         Format::Acts::fold(acc);
@@ -183,7 +190,7 @@ inline std::string gemv_tma_why_not(int64_t M, int64_t K, size_t smem_per_block_
     const int stages = gemv_tma_stages<Format>((int)M, (int)K, smem_per_block_optin);
     if (stages < gemv_tma::kMinStages)
         return "copy-engine GEMV: the activations of M tokens leave room for " + std::to_string(stages) + " stages of " +
-               std::to_string(gemv_tma_stage_bytes<Format>() / 1024) + " KB in " + std::to_string(smem_per_block_optin / 1024) +
+               std::to_string(gemv_tma_stage_bytes<Format>((int)M) / 1024) + " KB in " + std::to_string(smem_per_block_optin / 1024) +
                " KB of shared memory, it needs " + std::to_string(gemv_tma::kMinStages);
     return "";
 }
@@ -193,7 +200,7 @@ template <class Format, int TOKENS>
 inline void launch_gemv_tma_tokens(const typename Format::Args& p, cudaStream_t s) {
     auto kernel = gemv_tma_kernel<Format, TOKENS>;
     const int stages = gemv_tma_stages<Format>(TOKENS, p.K, opened_gpu().smem_per_block_optin);
-    const size_t smem = stages * (size_t)gemv_tma_stage_bytes<Format>() + gemv_tma_fixed_bytes<Format>(TOKENS, p.K);
+    const size_t smem = stages * (size_t)gemv_tma_stage_bytes<Format>(TOKENS) + gemv_tma_fixed_bytes<Format>(TOKENS, p.K);
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     const int64_t groups = ceil_div(ceil_div(p.N, gemv_mma::kTileRows), gemv_mma::kTilesPerItem);
     const dim3 grid((unsigned)std::min<int64_t>(groups, ctas_in_one_wave(kernel, gemv_tma::kThreads, smem)));

@@ -254,16 +254,18 @@ static void test_entry_point_choice() {
 }
 
 // Rung 09's ring in 227 KB of shared memory (the H200's per-block limit), as its tests assume: at
-// M = 3, K = 14336 three stages for the 7 of each tile group (the sanitizer tests' ring wraps), at
-// M = 1 four; M = 8 fits K = 4096 and not 14336 (a SKIP with the reason); M = 9 is no GEMV.
+// M = 3, K = 14336 three stages of 32 chunks for the 7 of each tile group (the sanitizer tests'
+// ring wraps), at M = 1 nine of 16 chunks for the 14 of a group (it wraps too); M = 8 fits K = 4096
+// and not 14336 (a SKIP with the reason); M = 9 is no GEMV.
 static void test_gemv_tma_ring() {
     using gemv_tma_w4a16::TmaG128W4A16;
     using gemv_tma_w4a16::TmaQ4_0W4A16;
     constexpr size_t kH200 = 232448;
-    EXPECT(gemv_tma_stage_bytes<TmaG128W4A16>() == 34816 && gemv_tma_stage_bytes<TmaQ4_0W4A16>() == 36864);
+    EXPECT(gemv_tma_stage_bytes<TmaG128W4A16>(2) == 34816 && gemv_tma_stage_bytes<TmaQ4_0W4A16>(2) == 36864);
+    EXPECT(gemv_tma_stage_bytes<TmaG128W4A16>(1) == 17408 && gemv_tma_stage_bytes<TmaQ4_0W4A16>(1) == 18432);
     EXPECT(gemv_tma_stages<TmaG128W4A16>(3, 14336, kH200) == 3 && gemv_tma_stages<TmaQ4_0W4A16>(3, 14336, kH200) == 3);
-    EXPECT(14336 / gemv_mma::kChunkK / gemv_tma::kStageChunks == 7);
-    EXPECT(gemv_tma_stages<TmaG128W4A16>(1, 14336, kH200) == 4);
+    EXPECT(14336 / gemv_mma::kChunkK / gemv_tma::stage_chunks(3) == 7 && gemv_tma::stage_chunks(1) == 16);
+    EXPECT(gemv_tma_stages<TmaG128W4A16>(1, 14336, kH200) == 9);
     EXPECT(gemv_tma_why_not<TmaG128W4A16>(8, 4096, kH200).empty() && gemv_tma_why_not<TmaQ4_0W4A16>(8, 4096, kH200).empty());
     EXPECT(!gemv_tma_why_not<TmaG128W4A16>(8, 14336, kH200).empty() && !gemv_tma_why_not<TmaQ4_0W4A16>(8, 14336, kH200).empty());
     EXPECT(!gemv_tma_why_not<TmaG128W4A16>(9, 4096, kH200).empty());

@@ -76,11 +76,12 @@ add_sanitizer_test(step3_memcheck_gemv_mma_3x4101x128 memcheck step3_w4a16 --m 3
 add_sanitizer_test(step3_racecheck_gemv_mma_2x8200x4224 racecheck step3_w4a16 --m 2 --n 8200 --k 4224 --kernel gemv_mma_g128)
 add_sanitizer_test(step3_synccheck_gemv_mma_2x2000x4224 synccheck step3_w4a16 --m 2 --n 2000 --k 4224 --kernel gemv_mma_g128)
 # gemv_tma_*: at M = 3, K = 14336 the staged activations leave 3 stages for the 7 of each tile
-# group (the ring wraps twice per group); K = 4224 makes a group's last stage short (66 = 2 x 32 +
-# 2 chunks); N = 4400 gives 6 CTAs two groups (both buffers of partial tiles), N = 100 and 1 a
-# group whose second tile does not exist.
+# group (the ring wraps twice per group); at M = 1 (stages of 16 chunks) 9 stages for 14; K = 4224
+# makes a group's last stage short (66 = 2 x 32 + 2 chunks); N = 4400 gives 6 CTAs two groups (both
+# buffers of partial tiles), N = 100 and 1 a group whose second tile does not exist.
 foreach(tool memcheck racecheck synccheck)
   add_sanitizer_test(step3_${tool}_gemv_tma_3x100x14336 ${tool} step3_w4a16 --m 3 --n 100 --k 14336 --kernel gemv_tma_q4_0,gemv_tma_g128)
+  add_sanitizer_test(step3_${tool}_gemv_tma_1x100x14336 ${tool} step3_w4a16 --m 1 --n 100 --k 14336 --kernel gemv_tma_q4_0,gemv_tma_g128)
 endforeach()
 add_sanitizer_test(step3_racecheck_gemv_tma_2x4400x1024 racecheck step3_w4a16 --m 2 --n 4400 --k 1024 --kernel gemv_tma_q4_0,gemv_tma_g128)
 add_sanitizer_test(step3_memcheck_gemv_tma_3x1x4224 memcheck step3_w4a16 --m 3 --n 1 --k 4224 --kernel gemv_tma_q4_0,gemv_tma_g128)

@@ -4,9 +4,9 @@
 //
 // Idea: 06 loads each lane's pieces into registers a few chunks ahead and streams the weights at
 // about half of HBM's rate. Is that the loads (too few bytes in flight) or the math? Here
-// (common/gemv_tma.cuh) the copy warp's lane 0 keeps a ring of 34 KB stages in flight
+// (common/gemv_tma.cuh) the copy warp's lane 0 keeps a ring of 34 KB stages (17 KB at M = 1) in flight
 // (cp.async.bulk, counted in bytes by a "full" mbarrier per stage, as 07 does for its
-// activations); a math warp copies its two chunks' pieces from the stage into registers, releases
+// activations); a math warp copies its chunks' pieces from the stage into registers, releases
 // the stage at once (the "empty" mbarrier) and computes them exactly as 06 does (same pieces,
 // same dequantization, same mma). 06's repacked streams are contiguous per tile, so a stage of
 // two tiles is four bulk copies, and the activations one bulk copy per token.

@@ -20,9 +20,10 @@
 // of as many stages as shared memory holds, counted by a "full" mbarrier per stage; a math warp
 // copies its chunks' pieces (two, or one) from the stage into registers, releases the stage
 // ("empty" mbarrier, every math thread arrives) before it computes, and runs the format's chunk()
-// on them, without a bound check in a full stage (so the compiler may interleave two chunks). The copy engine does not wait
-// for the math: it refills a stage as soon as the 16 math warps have read it, across tiles, and a
-// tile's sums (gemv_mma_finish_tiles, among the math warps only) overlap the next tile's copies.
+// on them, without a bound check in a full stage (so the compiler may interleave two chunks).
+// The copy engine does not wait for the math: it refills a stage as soon as the 16 math warps have
+// read it, across tiles, and a tile's sums (gemv_mma_finish_tiles, among the math warps only)
+// overlap the next tile's copies.
 // The activations: every token's whole K, copied once per CTA by the same thread (after the first
 // stage of weights, and after the PDL wait: the weights do not need the activations' producer).
 // A CTA takes groups of kTilesPerItem tiles (blockIdx.x, + gridDim.x, ...), one CTA per SM, PDL.

@@ -49,7 +49,8 @@ constexpr int kPieceBytes = 32 * 16;                       // one chunk of one t
 constexpr int kPartialBytes = 2 * gemv_mma::kTilesPerItem * gemv_mma::kMaxWarps * 32 * 16;  // gemv_mma_finish_tiles' layout
 constexpr int kBarrierBytes = (2 * kMaxStages + 1) * 8;  // full and empty per stage, the activations'
 static_assert(kMathWarps <= gemv_mma::kMaxWarps, "the partial tiles are gemv_mma_finish_tiles'");
-static_assert(stage_chunks(1) % 2 == 0 && stage_chunks(2) % 2 == 0, "a stage starts at an even chunk: group-128 scales come per two chunks");
+static_assert(stage_chunks(1) % 2 == 0 && stage_chunks(2) % 2 == 0,
+              "a stage starts at an even chunk: group-128 scales come per two chunks");
 }  // namespace gemv_tma
 
 template <class Format>

@@ -152,7 +152,8 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
     const typename Format::Acts acts(acts_smem, chunks, std::integral_constant<int, TOKENS>());
 
     float acc[kTiles][4] = {};
-    RingPosition at;  // as the copy thread steps it
+    const int first_chunk = warp * kChunksPerWarp;  // of each stage, this warp's: first_chunk + u
+    RingPosition at;                                 // as the copy thread steps it
     int parity = 0;
     for (int group = blockIdx.x; group < walk.groups; group += gridDim.x, parity ^= 1) {
         for (int c0 = 0; c0 < chunks; c0 += kStageChunks, at = at.next(stages)) {
@@ -162,7 +163,7 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
             typename Format::Piece w[kChunksPerWarp][kTiles];
 #pragma unroll
             for (int u = 0; u < kChunksPerWarp; ++u) {
-                const int c = warp * kChunksPerWarp + u;
+                const int c = first_chunk + u;
 #pragma unroll
                 for (int t = 0; t < kTiles; ++t)
                     if (c < count)
@@ -173,11 +174,11 @@ __global__ void __launch_bounds__(gemv_tma::kThreads, 1) gemv_tma_kernel(typenam
                                 // would not order the other lanes' reads before the next copy)
             if (count == kStageChunks) {  // a full stage: no guard, so that the two chunks' math may interleave
 #pragma unroll
-                for (int u = 0; u < kChunksPerWarp; ++u) acts.chunk(acc, w[u], c0 + warp * kChunksPerWarp + u);
+                for (int u = 0; u < kChunksPerWarp; ++u) acts.chunk(acc, w[u], c0 + first_chunk + u);
             } else {
 #pragma unroll
                 for (int u = 0; u < kChunksPerWarp; ++u)
-                    if (warp * kChunksPerWarp + u < count) acts.chunk(acc, w[u], c0 + warp * kChunksPerWarp + u);
+                    if (first_chunk + u < count) acts.chunk(acc, w[u], c0 + first_chunk + u);
             }
         }
         Format::Acts::fold(acc);

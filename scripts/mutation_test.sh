@@ -118,7 +118,7 @@ gemv_mma_g128_smem_quarter|step3_w4a16/kernels/06_gemv_mma.cuh|s/gemv_mma_why_no
 gemv_tma_producer_phase|common/gemv_tma.cuh|s/wait_barrier\(&empty\[s\], at.parity \^ 1u\)/wait_barrier(\&empty[s], at.parity)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
 gemv_tma_ring_never_wraps|common/tma.cuh|s/RingPosition\{0, parity \^ 1u\}/RingPosition{0, parity}/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
 gemv_tma_release_by_one_warp|common/gemv_tma.cuh|s/init_barrier\(&empty\[s\], kMathWarps \* 32\)/init_barrier(\&empty[s], 32)/|step3_w4a16|^step3_gemv_tma_shape_3x4100x14336$|gpu
-gemv_tma_skip_last_chunk|common/gemv_tma.cuh|s/if \(warp \* kChunksPerWarp \+ u < count\) acts.chunk/if (warp * kChunksPerWarp + u + (c0 + count == chunks) < count) acts.chunk/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
+gemv_tma_skip_last_chunk|common/gemv_tma.cuh|s/if \(first_chunk \+ u < count\) acts.chunk/if (first_chunk + u + (c0 + count == chunks) < count) acts.chunk/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_first_tile_twice|common/gemv_tma.cuh|s/const int tile = group \* kTiles \+ t < walk.row_tiles/const int tile = group * kTiles + t < 0/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_g128_scale_group|step3_w4a16/kernels/09_gemv_tma.cuh|s/\[\(c \/ 2\) \* 8 \+ lane \/ 4\]/[(c \/ 2) * 0 + lane \/ 4]/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_q4_0_second_block|step3_w4a16/kernels/09_gemv_tma.cuh|s/\{d\[0\], d\[8\]\}/{d[0], d[0]}/|step3_w4a16|^step3_shape_2x4100x4224$|gpu

@@ -10,6 +10,10 @@
 //            because llama.cpp's figures time the whole operation;
 //   setup    untimed, before each launch: zeroing an accumulator that a split-K kernel adds
 //            into. Its cost is measured on its own and subtracted (the row says so).
+// And one for the checked runs only:
+//   late_inputs  the inputs poisoned and delivered late by a kernel that lets its dependents
+//            start first (pdl.cuh): a kernel launched as a programmatic dependent that reads
+//            them before it waits gets the poison, and fails its check.
 #pragma once
 
 #include "buffers.cuh"
@@ -37,6 +41,8 @@ struct KernelRun {
     std::function<void(int)> setup;          // optional, untimed: enqueue the setup of run i
     std::function<void(int)> launch;         // enqueue run i on gpu.stream
     std::function<void(uint8_t)> poison_output;  // fill the output with this byte
+    std::function<void()> late_inputs;       // optional: enqueue the poisoning of what run 0 reads and its late
+                                             // delivery (pdl.cuh: a programmatic dependent that does not wait fails)
     std::function<CheckResult()> check;      // download the output, compare, return the verdict
     std::function<double()> quantization_nmse;  // optional: the output's NMSE against the unquantized product
     std::string error_metric;                // the name shown in the table
@@ -147,6 +153,7 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
     for (uint8_t pattern : kPoisonPatterns) {
         k.poison_output(pattern);
         if (k.setup) k.setup(0);
+        if (k.late_inputs) k.late_inputs();
         try {
             enqueue(0);
         } catch (const LaunchRefused& refusal) {

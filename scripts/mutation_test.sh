@@ -124,6 +124,10 @@ gemv_tma_g128_scale_group|step3_w4a16/kernels/09_gemv_tma.cuh|s/\[\(c \/ 2\) \* 
 gemv_tma_q4_0_second_block|step3_w4a16/kernels/09_gemv_tma.cuh|s/\{d\[0\], d\[8\]\}/{d[0], d[0]}/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 w4a16_high_nibble_bias|step3_w4a16/w4a16_layout.cuh|s/__float2half2_rn\(960.0f\)/__float2half2_rn(961.0f)/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_one_token_stage_layout|common/gemv_tma.cuh|s/words \+ gemv_mma::kTilesPerItem \* gemv_tma::stage_chunks\(TOKENS\) \* gemv_tma::kPieceBytes/words + gemv_mma::kTilesPerItem * gemv_tma::stage_chunks(2) * gemv_tma::kPieceBytes/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
+wgmma_skips_pdl_wait|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
+mma_g128_skips_pdl_wait|step3_w4a16/kernels/04_mma_g128.cuh|s/\n    wait_for_prerequisite_grids\(\);[^\n]*\n/\n/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
+gemv_mma_skips_pdl_wait|common/gemv_mma.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_3x4100x4224$|gpu
+gemv_tma_skips_pdl_wait|common/gemv_tma.cuh|s/\n                wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_3x4100x4224$|gpu
 gemv_tma_ring_cap|common/gemv_tma.cuh|s/constexpr int kMaxStages = 16;/constexpr int kMaxStages = 2;/|test_w4a16_cpu|^step3_cpu|cpu
 act_rows_counted_long|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|test_w4a8_cpu|^step4_cpu|cpu
 tolerance_33x|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_common|^test_common$|cpu

@@ -20,6 +20,7 @@
 #include "../common/common.cuh"
 #include "../common/cublas_baseline.cuh"
 #include "../common/kernel_spec.h"
+#include "../common/pdl.cuh"
 #include "../common/q4_0_layout.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
@@ -345,6 +346,10 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     if (need[(int)Weights::F16]) d.w_f16 = upload_rotated(to_fp16(h.W), rot.copies);
     if (need[(int)Weights::F32]) d.w_f32 = upload_rotated(h.W, rot.copies);
     d.c = DeviceBuffer<float>(c.M * c.N);
+    // The activations once more, apart: the checked runs get them late (common/pdl.cuh), so that
+    // a kernel launched as a programmatic dependent (04, 06, 07, 09) fails unless it waits first.
+    const DeviceBuffer<float> a_f32_late = need_a32 ? upload_rotated(h.A, 1) : DeviceBuffer<float>();
+    const DeviceBuffer<ggml_half> a_f16_late = need_a16 ? upload_rotated(h.A16, 1) : DeviceBuffer<ggml_half>();
     std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(),
                 describe_rows(ReferenceRows{h.rows, {}, {}, (int64_t)h.rows.size() < c.M}, c.M).c_str());
     if (!opt.check_only) print_l2_rotation(rot, gpu);
@@ -359,6 +364,10 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
         run.must_run = c.expects(k->info.name);
         run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
+        run.late_inputs = [&, acts = k->reads.acts] {
+            if (acts == Acts::F32) deliver_late(d.a_f32.get(), a_f32_late.get(), a_f32_late.bytes(), gpu.stream);
+            else deliver_late(d.a_f16.get(), a_f16_late.get(), a_f16_late.bytes(), gpu.stream);
+        };
         run.check = [&, name = k->info.name, reads = k->reads] {
             const ReferenceRows& ref = h.reference(reads.weights, reads.acts);
             const std::vector<float> got = download_rows();

@@ -30,6 +30,7 @@
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
 #include "../../common/mma_tiles.cuh"
+#include "../../common/pdl.cuh"
 #include "../w4a16_formats.h"
 #include "../w4a16_layout.cuh"
 
@@ -222,6 +223,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a16_mma_g128(
     auto stage = [&](int kt) { return smem + (kt % C::kStages) * C::kStageBytes; };
 
     float acc[C::kTilesN][C::kTilesM][4] = {};
+    wait_for_prerequisite_grids();  // a programmatic launch (below): the previous kernel done before any read
     const StageLoader<C> loader(p, smem, tile0, m0);
     for (int s = 0; s < C::kStages - 1; ++s) {
         if (s < k_tiles) loader.load(stage(s), s, p.K);
@@ -248,7 +250,7 @@ inline void launch_mma_config(const W4A16Args& p, cudaStream_t s) {
     auto kernel = mma_g128::w4a16_mma_g128<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const dim3 grid((unsigned)ceil_div(ceil_div(p.N, kMmaRows), C::kRowTiles), (unsigned)ceil_div(p.M, C::kBM));
-    kernel<<<grid, C::kThreads, C::kSmemBytes, s>>>(p);
+    launch_with_pdl(kernel, grid, dim3(C::kThreads), C::kSmemBytes, s, p);  // starts as the previous kernel's last CTAs end
 }
 
 namespace mma_g128 {

@@ -44,6 +44,9 @@
 // (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
 // products in flight about half the time (a profile by SASS line: LAB_NOTES.md). Not for want of
 // L2 bandwidth (Pair), nor because both warpgroups dequantize at once (a ping-pong was slower).
+// Without its dequantization (a diagnostic with wrong results) it takes a sixth less time, yet
+// halving the dequantization chains per product (two stages per wait) gains 1-2%: what it costs
+// is not latency on the chain (HOPPER.md).
 // Below M = 32 a CTA multiplies only a few K-tiles, and the pipeline's fixed costs and the
 // reduction dominate (04 and 06 are as fast or faster there).
 #pragma once
@@ -55,6 +58,7 @@
 #include "../../common/launch.h"
 #include "../../common/mma.cuh"
 #include "../../common/mma_tiles.cuh"
+#include "../../common/pdl.cuh"
 #include "../../common/tma.cuh"
 #include "../../common/wgmma.cuh"
 #include "../w4a16_formats.h"
@@ -247,6 +251,11 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
     const uint8_t* scales = reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * C::kScaleBytes;
     const uint32_t half = cluster_rank() % C::kPair;                       // which half of the box this CTA asks for
     const uint16_t pair_mask = (uint16_t)(3u << (cluster_rank() - half));  // both CTAs of the pair
+    // The launch is a programmatic dependent (ClusterLaunch): the CTA may start while the previous
+    // kernel's last CTAs still run, and this thread's copies are the CTA's first reads of global
+    // memory, so it waits here until that kernel is done and its writes are visible. Everything
+    // the CTA writes comes after (the math warps wait on the stages this thread fills).
+    wait_for_prerequisite_grids();
     for (int j = 0; j < mine.count; ++j) {
         const int kt = mine.first + j, s = j % C::kStages;
         uint8_t* stage = smem + s * C::kStageStride;
@@ -453,17 +462,22 @@ inline int token_tile(int64_t M) {
 inline int64_t row_blocks_of(int64_t N) { return ceil_div(ceil_div(N, (int64_t)kMmaRows), (int64_t)kRowTiles); }
 
 // A launch of C's kernel on `grid`, whose z extent (the splits of K) and, for a pair, two
-// neighbouring x (row blocks) are one cluster when that is more than one CTA.
-// Not copyable: the configuration points at its own attribute.
+// neighbouring x (row blocks) are one cluster when that is more than one CTA; always a
+// programmatic dependent of the previous kernel in the stream (common/pdl.cuh), so that its CTAs
+// start as that kernel's last ones finish (it triggers nothing early: no work of the two overlaps;
+// H200: 0.4 to 0.7 µs per launch in a chain, LAB_NOTES.md).
+// Not copyable: the configuration points at its own attributes.
 template <class C>
 struct ClusterLaunch {
-    cudaLaunchAttribute cluster = {};
+    cudaLaunchAttribute attrs[2] = {};  // the programmatic launch, then the cluster (when there is one)
     cudaLaunchConfig_t config = {};
     ClusterLaunch(dim3 grid, cudaStream_t s) {
-        cluster.id = cudaLaunchAttributeClusterDimension;
-        cluster.val.clusterDim.x = C::kPair, cluster.val.clusterDim.y = 1, cluster.val.clusterDim.z = grid.z;
+        attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+        attrs[0].val.programmaticStreamSerializationAllowed = 1;
+        attrs[1].id = cudaLaunchAttributeClusterDimension;
+        attrs[1].val.clusterDim.x = C::kPair, attrs[1].val.clusterDim.y = 1, attrs[1].val.clusterDim.z = grid.z;
         config.gridDim = grid, config.blockDim = dim3(C::kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
-        config.attrs = &cluster, config.numAttrs = C::kPair * grid.z > 1 ? 1 : 0;
+        config.attrs = attrs, config.numAttrs = C::kPair * grid.z > 1 ? 2 : 1;
     }
     ClusterLaunch(const ClusterLaunch&) = delete;
     ClusterLaunch& operator=(const ClusterLaunch&) = delete;

@@ -39,7 +39,7 @@
 // Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
 // stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
 // through TMA multicast, so each byte leaves L2 once per pair).
-// Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.9x HGEMM; two thirds before
+// Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.93-0.97x HGEMM; two thirds before
 // the copy warpgroup lent its registers). Each warpgroup waits for its own products
 // (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
 // products in flight about half the time (a profile by SASS line: LAB_NOTES.md). Not for want of

@@ -124,6 +124,7 @@ gemv_tma_g128_scale_group|step3_w4a16/kernels/09_gemv_tma.cuh|s/\[\(c \/ 2\) \* 
 gemv_tma_q4_0_second_block|step3_w4a16/kernels/09_gemv_tma.cuh|s/\{d\[0\], d\[8\]\}/{d[0], d[0]}/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 w4a16_high_nibble_bias|step3_w4a16/w4a16_layout.cuh|s/__float2half2_rn\(960.0f\)/__float2half2_rn(961.0f)/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 gemv_tma_one_token_stage_layout|common/gemv_tma.cuh|s/words \+ gemv_mma::kTilesPerItem \* gemv_tma::stage_chunks\(TOKENS\) \* gemv_tma::kPieceBytes/words + gemv_mma::kTilesPerItem * gemv_tma::stage_chunks(2) * gemv_tma::kPieceBytes/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
+wgmma_split_drops_second_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/tiles\[0\]\[i\]\[0\] = acc\[4 \* i\] \+ other.x/tiles[0][i][0] = acc[4 * i]/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_skips_pdl_wait|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 mma_g128_skips_pdl_wait|step3_w4a16/kernels/04_mma_g128.cuh|s/\n    wait_for_prerequisite_grids\(\);[^\n]*\n/\n/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
 gemv_mma_skips_pdl_wait|common/gemv_mma.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_3x4100x4224$|gpu

@@ -41,13 +41,13 @@ add_gpu_shape_tests(step3 step3_w4a16
 # tiles of 256 tokens (the last with 1) are 75% of a 132-SM GPU, so wgmma_g128 takes the wide tiles;
 # 1100 at K = 640: 5 wide tiles per row block (the last with 76), unsplit, through a ring of 5 stages twice.
 add_gpu_shape_tests(step3_wgmma step3_w4a16
-  1x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  3x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
-  16x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  37x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  129x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  513x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+auto_g128
-  1100x4100x640:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_wide+auto_g128)
+  1x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  3x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128+gemv_mma_q4_0+gemv_mma_g128+gemv_tma_q4_0+gemv_tma_g128
+  16x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128
+  37x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128
+  129x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128
+  513x4100x4224:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_pair+wgmma_g128_wide+wgmma_g128_split+auto_g128
+  1100x4100x640:mma_g128+wgmma_g128+wgmma_q4_0+wgmma_g128_overlap+wgmma_g128_wide+wgmma_g128_split+auto_g128)
 
 foreach(canary ignore_zero skip_last_group fp32_weights)
   add_canary_test(step3_canary_${canary} step3_w4a16 canary_${canary} --m 37 --n 4100 --k 4224)
@@ -61,9 +61,9 @@ add_ragged_tile_test(step3_memcheck_ragged_tiles_mma_g128 memcheck step3 step3_w
 # tokens and K split 8 ways unevenly (37x100x4224), and 16 tokens split 8 ways, each split's 16
 # K-tiles going round a ring of 8 stages twice (16x100x8192).
 foreach(tool memcheck racecheck synccheck)
-  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
-  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
-  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide)
+  add_sanitizer_test(step3_${tool}_wgmma_200x8200x640 ${tool} step3_w4a16 --m 200 --n 8200 --k 640 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide,wgmma_g128_split)
+  add_sanitizer_test(step3_${tool}_wgmma_37x100x4224 ${tool} step3_w4a16 --m 37 --n 100 --k 4224 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide,wgmma_g128_split)
+  add_sanitizer_test(step3_${tool}_wgmma_16x100x8192 ${tool} step3_w4a16 --m 16 --n 100 --k 8192 --kernel wgmma_g128,wgmma_q4_0,wgmma_g128_overlap,wgmma_g128_pair,wgmma_g128_wide,wgmma_g128_split)
 endforeach()
 add_sanitizer_test(step3_memcheck_37x100x4224 memcheck step3_w4a16 --m 37 --n 100 --k 4224)
 add_sanitizer_test(step3_memcheck_3x4101x128 memcheck step3_w4a16 --m 3 --n 4101 --k 128)

@@ -38,7 +38,9 @@
 // API) and a model of the time: waves of CTAs x the work of one (choose_splits).
 // Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
 // stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
-// through TMA multicast, so each byte leaves L2 once per pair).
+// through TMA multicast, so each byte leaves L2 once per pair). SplitWarpgroups (64 rows x 256
+// tokens per CTA, the two warpgroups splitting K) halves the dequantization per product and gains
+// 2% where its tiles are one wave (M = 512, N = 4096), losing wherever they are not.
 // Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.93-0.97x HGEMM; two thirds before
 // the copy warpgroup lent its registers). Each warpgroup waits for its own products
 // (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
@@ -89,7 +91,10 @@ constexpr int kMinKTilesPerSplit = 4;  // a split shorter than this is not worth
 // of once per CTA (from 16 tokens on; an 8-token half box would break the swizzle's 1024-byte
 // rhythm). WideAlways: 256-token tiles from M = 129 on, whether or not they fill the GPU (the launch
 // rule below says when they pay).
-enum class WgmmaVariant { Plain, Overlap, Pair, WideAlways };
+// SplitWarpgroups: a CTA of 64 weight rows x 256 tokens whose two math warpgroups split K (even
+// and odd stages), each dequantized weight serving 256 tokens; warpgroup 1 hands its partial tile
+// to warpgroup 0 through shared memory at the end.
+enum class WgmmaVariant { Plain, Overlap, Pair, WideAlways, SplitWarpgroups };
 
 // FORMAT: the weights' stream and their dequantization (G128Stage, Q4_0Stage below). TOKENS: the
 // CTA's tokens, the N of wgmma (8 to 256).
@@ -101,8 +106,11 @@ struct Config {
     static constexpr int kPair = VARIANT == WgmmaVariant::Pair && TOKENS >= 16 ? 2 : 1;  // CTAs sharing a box (along x: row blocks)
     static constexpr int kBoxTokens = TOKENS / kPair;         // the tokens one CTA asks the TMA for
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
-    static constexpr int kWeightBytes = kRowTiles * kPieceBytes;
-    static constexpr int kScaleBytes = kRowTiles * kScalePieceBytes;
+    static constexpr bool kSplitWarpgroups = VARIANT == WgmmaVariant::SplitWarpgroups;
+    static constexpr int kRowTilesPerCta = kSplitWarpgroups ? kRowTiles / 2 : kRowTiles;  // tiles of 16 weight rows
+    static constexpr int kStageReaders = kSplitWarpgroups ? 128 : 32 * kMathWarps;       // arrivals on a stage's empty barrier
+    static constexpr int kWeightBytes = kRowTilesPerCta * kPieceBytes;
+    static constexpr int kScaleBytes = kRowTilesPerCta * kScalePieceBytes;
     static constexpr int kStageTxBytes = kActBytes + kWeightBytes + kScaleBytes;
     static constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
@@ -246,9 +254,13 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
     const int k_tiles = p.K / kBK, scale_pieces = k_tiles / Format::kStagesPerScalePiece;
     constexpr int kBlockRows = kRowTiles * kMmaRows;
     const int row_blocks = (int)((p.N + kBlockRows - 1) / kBlockRows);
-    const size_t block = (size_t)min((int)blockIdx.x, row_blocks - 1);
-    const uint8_t* words = reinterpret_cast<const uint8_t*>(Format::words(p)) + block * k_tiles * C::kWeightBytes;
-    const uint8_t* scales = reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * C::kScaleBytes;
+    const int first_tile = (int)blockIdx.x * C::kRowTilesPerCta;  // the CTA's tiles within the stream's row blocks
+    const size_t block = (size_t)min(first_tile / kRowTiles, row_blocks - 1);
+    constexpr int kBlockWeightBytes = kRowTiles * kPieceBytes, kBlockScaleBytes = kRowTiles * kScalePieceBytes;  // one stage of a row block
+    const int tile_in_block = first_tile / kRowTiles < row_blocks ? first_tile % kRowTiles : 0;
+    const uint8_t* words = reinterpret_cast<const uint8_t*>(Format::words(p)) + block * k_tiles * kBlockWeightBytes + tile_in_block * kPieceBytes;
+    const uint8_t* scales =
+        reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * kBlockScaleBytes + tile_in_block * kScalePieceBytes;
     const uint32_t half = cluster_rank() % C::kPair;                       // which half of the box this CTA asks for
     const uint16_t pair_mask = (uint16_t)(3u << (cluster_rank() - half));  // both CTAs of the pair
     // The launch is a programmatic dependent (ClusterLaunch): the CTA may start while the previous
@@ -266,8 +278,8 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
                                      pair_mask);
         else
             tensor_copy_2d(stage, act_map, kt * kBK, m0, &full[s]);
-        bulk_copy(stage + C::kActBytes, words + (size_t)kt * C::kWeightBytes, C::kWeightBytes, &full[s]);
-        const uint8_t* scale_piece = scales + (size_t)(kt / Format::kStagesPerScalePiece) * C::kScaleBytes;
+        bulk_copy(stage + C::kActBytes, words + (size_t)kt * kBlockWeightBytes, C::kWeightBytes, &full[s]);
+        const uint8_t* scale_piece = scales + (size_t)(kt / Format::kStagesPerScalePiece) * kBlockScaleBytes;
         bulk_copy(stage + C::kActBytes + C::kWeightBytes, scale_piece, C::kScaleBytes, &full[s]);
     }
 }
@@ -288,7 +300,7 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
     const uint64_t desc0 = smem_desc_sw128(smem, 0);
     auto read_piece = [&](Position at) {
         wait_barrier(&full[at.stage], at.parity);
-        return Format::load(weights0 + at.stage * C::kStageStride, scales0 + at.stage * C::kStageStride, warp);
+        return Format::load(weights0 + at.stage * C::kStageStride, scales0 + at.stage * C::kStageStride, warp % C::kRowTilesPerCta);
     };
     auto multiply = [&](const uint32_t(&a)[16], Position at) {
         multiply_stage<C>(acc, a, desc0 + (uint64_t)(at.stage * C::kStageStride >> 4));
@@ -302,15 +314,21 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
             if (threadIdx.x % 32 == 0) arrive_in_cluster_rank(&empty[at.stage], cluster_rank() ^ 1u);
         }
     };
+    // Split warpgroups: warpgroup w multiplies the CTA's K-tiles w, w + 2, ..., ring positions two apart.
+    constexpr int kStride = C::kSplitWarpgroups ? 2 : 1;
+    const int first = C::kSplitWarpgroups ? warp / 4 : 0, count = (mine.count - first + kStride - 1) / kStride;
+    auto next = [](Position at) { return kStride == 2 ? at.next(C::kStages).next(C::kStages) : at.next(C::kStages); };
     Position at;
+    if (first > 0) at = at.next(C::kStages);
+    if (count == 0) return;
     typename Format::Raw raw = read_piece(at);
     uint32_t a[16];
     if constexpr (!C::kOverlap) {
-        for (int j = 0; j < mine.count; ++j) {
+        for (int j = 0; j < count; ++j) {
             Format::dequantize(a, raw);
             multiply(a, at);
-            const Position after = at.next(C::kStages);
-            if (j + 1 < mine.count) raw = read_piece(after);  // while the products run
+            const Position after = next(at);
+            if (j + 1 < count) raw = read_piece(after);  // while the products run
             wgmma_wait<0>();
             keep_registers(acc);
             release(at);
@@ -344,6 +362,31 @@ __device__ void multiply_k_tiles(float (&acc)[C::kAccPerThread], uint8_t* smem, 
 
 // A barrier of the math warps alone (named barrier 1; 0 is __syncthreads).
 __device__ __forceinline__ void math_warps_sync() { asm volatile("bar.sync 1, %0;" ::"n"(32 * kMathWarps) : "memory"); }
+
+// Split warpgroups, the end: both warpgroups hold a partial 64 x kBM tile of the same rows (their
+// halves of K). Warpgroup 1 writes its accumulators to the stage buffers (all read by now),
+// warpgroup 0 adds them to its own and stores the tile.
+template <class C>
+__device__ void add_warpgroups_and_store(float (&acc)[C::kAccPerThread], uint8_t* smem, const W4A16Args& p, int row0, int m0) {
+    constexpr int kGroups = C::kAccPerThread / 4;
+    static_assert(C::kAccPerThread * 4 * 128 <= C::kStages * C::kStageStride, "warpgroup 1's tile fits the stage buffers");
+    float4* scratch = reinterpret_cast<float4*>(smem);  // group i of warpgroup 1's thread t at i * 128 + t
+    const int t = threadIdx.x % 128;
+    math_warps_sync();  // both warpgroups' wgmmas are done with the stages
+    if (threadIdx.x >= 128)
+#pragma unroll
+        for (int i = 0; i < kGroups; ++i) scratch[i * 128 + t] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+    math_warps_sync();
+    if (threadIdx.x >= 128) return;
+    float tiles[1][C::kBM / 8][4];  // as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats
+#pragma unroll
+    for (int i = 0; i < kGroups; ++i) {
+        const float4 other = scratch[i * 128 + t];
+        tiles[0][i][0] = acc[4 * i] + other.x, tiles[0][i][1] = acc[4 * i + 1] + other.y;
+        tiles[0][i][2] = acc[4 * i + 2] + other.z, tiles[0][i][3] = acc[4 * i + 3] + other.w;
+    }
+    store_mma_tiles(tiles, p.c, p.M, p.N, row0, m0);
+}
 
 // Split K, the end: every CTA of the cluster has its partial 128 x kBM tile in registers. Each
 // math thread writes its accumulators to its own CTA's shared memory (the stage buffers, all read
@@ -397,13 +440,13 @@ __global__ void __launch_bounds__(C::kThreads, 1) w4a16_wgmma(W4A16Args p, const
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * C::kStageStride);
     uint64_t* empty = full + C::kStages;
     const int warp = threadIdx.x / 32;
-    const int row0 = (blockIdx.x * kRowTiles + warp) * kMmaRows, m0 = blockIdx.y * C::kBM;
+    const int row0 = (blockIdx.x * C::kRowTilesPerCta + warp % C::kRowTilesPerCta) * kMmaRows, m0 = blockIdx.y * C::kBM;
     const KTiles mine(p.K / kBK);
     const bool math = warp < kMathWarps, split = gridDim.z > 1;
 
     if (threadIdx.x == 0) {  // in a pair, the neighbour's math warps arrive on the empty barriers too
         for (int s = 0; s < C::kStages; ++s)
-            init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps + (C::kPair > 1 ? kMathWarps : 0));
+            init_barrier(&full[s], 1), init_barrier(&empty[s], C::kStageReaders + (C::kPair > 1 ? kMathWarps : 0));
         fence_barrier_init();
     }
     if constexpr (C::kPair > 1) cluster_sync();  // the neighbour's barriers are ready before its box lands here
@@ -412,6 +455,7 @@ __global__ void __launch_bounds__(C::kThreads, 1) w4a16_wgmma(W4A16Args p, const
         if constexpr (C::kLendRegisters) registers_up<C::kMathRegisters>();
         float acc[C::kAccPerThread] = {};
         multiply_k_tiles<C>(acc, smem, full, empty, mine);
+        if constexpr (C::kSplitWarpgroups) return add_warpgroups_and_store<C>(acc, smem, p, row0, m0);
         if (split) return sum_over_cluster_and_store<C>(acc, smem, p, row0, m0);
         float tiles[1][C::kBM / 8][4];  // acc as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats
 #pragma unroll
@@ -529,8 +573,9 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     auto kernel = w4a16_wgmma<C>;
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
-    const int splits = choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    const int64_t ctas_x = ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
+    const int splits = C::kSplitWarpgroups ? 1 : choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
+    const int64_t ctas_x = C::kSplitWarpgroups ? ceil_div(ceil_div(p.N, (int64_t)kMmaRows), (int64_t)C::kRowTilesPerCta)
+                                               : ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
     const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
     CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
 }
@@ -557,14 +602,18 @@ inline void launch_w4a16_wgmma(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
     constexpr bool kPairs = VARIANT == WgmmaVariant::Pair, kWideAlways = VARIANT == WgmmaVariant::WideAlways;
     constexpr WgmmaVariant V = kWideAlways ? WgmmaVariant::Plain : VARIANT;  // the kernel WideAlways runs
-    if constexpr (!kPairs)  // a pair's half box of 128 tokens is not a configuration it was timed in
-        if (p.M > kMaxTokens && (kWideAlways || wide_tiles_fill_gpu(p)))
-            return launch_config<TokensConfig<Format, kWideTokens, V>>(p, s);
-    switch (token_tile(p.M)) {
-        case 8: return launch_config<TokensConfig<Format, 8, V>>(p, s);
-        case 16: return launch_config<TokensConfig<Format, 16, V>>(p, s);
-        case 32: return launch_config<TokensConfig<Format, 32, V>>(p, s);
-        case 64: return launch_config<TokensConfig<Format, 64, V>>(p, s);
-        default: return launch_config<TokensConfig<Format, 128, V>>(p, s);
+    if constexpr (VARIANT == WgmmaVariant::SplitWarpgroups) {  // one tile shape: 64 rows x 256 tokens, 6 stages of 35 KB
+        launch_config<Config<Format, kWideTokens, 6, V>>(p, s);
+    } else {
+        if constexpr (!kPairs)  // a pair's half box of 128 tokens is not a configuration it was timed in
+            if (p.M > kMaxTokens && (kWideAlways || wide_tiles_fill_gpu(p)))
+                return launch_config<TokensConfig<Format, kWideTokens, V>>(p, s);
+        switch (token_tile(p.M)) {
+            case 8: return launch_config<TokensConfig<Format, 8, V>>(p, s);
+            case 16: return launch_config<TokensConfig<Format, 16, V>>(p, s);
+            case 32: return launch_config<TokensConfig<Format, 32, V>>(p, s);
+            case 64: return launch_config<TokensConfig<Format, 64, V>>(p, s);
+            default: return launch_config<TokensConfig<Format, 128, V>>(p, s);
+        }
     }
 }

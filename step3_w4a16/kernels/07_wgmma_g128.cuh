@@ -75,7 +75,8 @@ constexpr int kMathWarps = 4 * kMathWarpgroups;
 constexpr int kRowTiles = kMathWarps;  // one 16-row tile per math warp: 128 weight rows per CTA
 constexpr int kBK = kMmaChunkK;        // K per stage: 64 fp16, one 128-byte swizzled row per token
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
-static_assert(kRowTiles == kRowBlockTiles, "a CTA's rows are one row block of the stream it copies");
+static_assert(kRowTiles == kRowBlockTiles,
+              "a CTA's rows are one row block of the stream it copies (half of one: SplitWarpgroups)");
 constexpr int kPieceBytes = kWordsPerPiece * 4;            // a 16x64 tile in fragment order (512 bytes)
 constexpr int kScalePieceBytes = kScaleWordsPerPiece * 4;  // a tile's scales for 1 or 2 stages (64 bytes; the formats below)
 constexpr int kMinTokens = 8, kMaxTokens = 128;            // the token tiles (the N of wgmma): 8, 16, 32, 64, 128
@@ -254,13 +255,16 @@ __device__ void copy_stages(const W4A16Args& p, const CUtensorMap* act_map, uint
     const int k_tiles = p.K / kBK, scale_pieces = k_tiles / Format::kStagesPerScalePiece;
     constexpr int kBlockRows = kRowTiles * kMmaRows;
     const int row_blocks = (int)((p.N + kBlockRows - 1) / kBlockRows);
-    const int first_tile = (int)blockIdx.x * C::kRowTilesPerCta;  // the CTA's tiles within the stream's row blocks
+    // The CTA's first tile within the stream's row blocks (a pair's spare CTA: the last block again).
+    const int first_tile = (int)blockIdx.x * C::kRowTilesPerCta;
     const size_t block = (size_t)min(first_tile / kRowTiles, row_blocks - 1);
-    constexpr int kBlockWeightBytes = kRowTiles * kPieceBytes, kBlockScaleBytes = kRowTiles * kScalePieceBytes;  // one stage of a row block
     const int tile_in_block = first_tile / kRowTiles < row_blocks ? first_tile % kRowTiles : 0;
-    const uint8_t* words = reinterpret_cast<const uint8_t*>(Format::words(p)) + block * k_tiles * kBlockWeightBytes + tile_in_block * kPieceBytes;
-    const uint8_t* scales =
-        reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * kBlockScaleBytes + tile_in_block * kScalePieceBytes;
+    constexpr int kBlockWeightBytes = kRowTiles * kPieceBytes;      // one stage of a row block's weights
+    constexpr int kBlockScaleBytes = kRowTiles * kScalePieceBytes;  // and of its scales
+    const uint8_t* words =
+        reinterpret_cast<const uint8_t*>(Format::words(p)) + block * k_tiles * kBlockWeightBytes + tile_in_block * kPieceBytes;
+    const uint8_t* scales = reinterpret_cast<const uint8_t*>(Format::scales(p)) + block * scale_pieces * kBlockScaleBytes +
+                            tile_in_block * kScalePieceBytes;
     const uint32_t half = cluster_rank() % C::kPair;                       // which half of the box this CTA asks for
     const uint16_t pair_mask = (uint16_t)(3u << (cluster_rank() - half));  // both CTAs of the pair
     // The launch is a programmatic dependent (ClusterLaunch): the CTA may start while the previous
@@ -375,7 +379,8 @@ __device__ void add_warpgroups_and_store(float (&acc)[C::kAccPerThread], uint8_t
     math_warps_sync();  // both warpgroups' wgmmas are done with the stages
     if (threadIdx.x >= 128)
 #pragma unroll
-        for (int i = 0; i < kGroups; ++i) scratch[i * 128 + t] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+        for (int i = 0; i < kGroups; ++i)
+            scratch[i * 128 + t] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
     math_warps_sync();
     if (threadIdx.x >= 128) return;
     float tiles[1][C::kBM / 8][4];  // as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats
@@ -574,8 +579,9 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = C::kSplitWarpgroups ? 1 : choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    const int64_t ctas_x = C::kSplitWarpgroups ? ceil_div(ceil_div(p.N, (int64_t)kMmaRows), (int64_t)C::kRowTilesPerCta)
-                                               : ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
+    const int64_t row_tiles = ceil_div(p.N, (int64_t)kMmaRows);
+    const int64_t ctas_x = C::kSplitWarpgroups ? ceil_div(row_tiles, (int64_t)C::kRowTilesPerCta)
+                                               : ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair: both or neither
     const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
     CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
 }

@@ -12,8 +12,8 @@
 //            into. Its cost is measured on its own and subtracted (the row says so).
 // And one for the checked runs only:
 //   late_inputs  the inputs poisoned and delivered late by a kernel that lets its dependents
-//            start first (pdl.cuh): a kernel launched as a programmatic dependent that reads
-//            them before it waits gets the poison, and fails its check.
+//            start first (deliver_late, below): a kernel launched as a programmatic dependent
+//            that reads them before it waits gets the poison, and fails its check.
 #pragma once
 
 #include "buffers.cuh"
@@ -21,6 +21,7 @@
 #include "cli.h"
 #include "gemm_case.h"
 #include "gpu.cuh"
+#include "pdl.cuh"
 #include "report.h"
 #include "timing.cuh"
 
@@ -41,14 +42,46 @@ struct KernelRun {
     std::function<void(int)> setup;          // optional, untimed: enqueue the setup of run i
     std::function<void(int)> launch;         // enqueue run i on gpu.stream
     std::function<void(uint8_t)> poison_output;  // fill the output with this byte
-    std::function<void()> late_inputs;       // optional: enqueue the poisoning of what run 0 reads and its late
-                                             // delivery (pdl.cuh: a programmatic dependent that does not wait fails)
+    std::function<void()> late_inputs;       // optional: enqueue the poisoning of what run 0 reads and its
+                                             // late delivery (deliver_late: a dependent that does not wait fails)
     std::function<CheckResult()> check;      // download the output, compare, return the verdict
     std::function<double()> quantization_nmse;  // optional: the output's NMSE against the unquantized product
     std::string error_metric;                // the name shown in the table
     enum class Report { MaxScaled, Nmse, BadCount } report = Report::MaxScaled;  // which CheckResult field
     std::string unsolved_exercise;           // non-empty: the shipped stub of an exercise, this file to edit
 };
+
+// A check that a programmatic dependent really waits (KernelRun::late_inputs, pdl.cuh): the
+// input a kernel reads is poisoned, then this kernel lets its dependents start at once and writes
+// the true bytes (from `src`) only kLateDeliveryNs later. A kernel launched next as a programmatic
+// dependent that reads the input before its wait_for_prerequisite_grids() reads the poison, and
+// its check fails; one launched normally, or one that waits, is simply started later.
+constexpr unsigned long long kLateDeliveryNs = 200000;  // 0.2 ms: longer than any checked launch reads
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void deliver_late_kernel(uint8_t* dst, const uint8_t* src, size_t bytes) {
+    allow_dependent_launch();
+    const unsigned long long start = global_timer_ns();
+    while (global_timer_ns() - start < kLateDeliveryNs) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
+        __nanosleep(1000);
+#endif
+    }
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < bytes; i += (size_t)gridDim.x * blockDim.x) dst[i] = src[i];
+}
+
+// Poisons `bytes` at dst (NaN for any float), then enqueues their late delivery from src. A few
+// small CTAs, so that the dependent's CTAs find room beside them on the SMs.
+inline void deliver_late(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
+    poison(dst, bytes, 0xFF, stream);
+    deliver_late_kernel<<<16, 256, 0, stream>>>(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), bytes);
+    CUDA_CHECK_LAST();
+}
 
 // What a launcher throws when it finds, only when called, that it cannot run a shape (a library
 // that refuses one: cuBLAS int8). The check run, a row's first launch, turns it into a SKIP row.

@@ -14,9 +14,6 @@
 
 #include <cuda_runtime.h>
 
-#include <cstddef>
-#include <cstdint>
-
 __device__ __forceinline__ void allow_dependent_launch() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
@@ -59,34 +56,3 @@ inline void launch_with_pdl(void (*kernel)(KernelArgs...), dim3 grid, dim3 block
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
 
-// A check that a programmatic dependent really waits (driver.cuh, KernelRun::late_inputs): the
-// input a kernel reads is poisoned, then this kernel lets its dependents start at once and writes
-// the true bytes (from `src`) only kLateDeliveryNs later. A kernel launched next as a programmatic
-// dependent that reads the input before its wait_for_prerequisite_grids() reads the poison, and
-// its check fails; one launched normally, or one that waits, is simply started later.
-constexpr unsigned long long kLateDeliveryNs = 200000;  // 0.2 ms: longer than any checked launch reads
-
-__device__ __forceinline__ unsigned long long global_timer_ns() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-__global__ void deliver_late_kernel(uint8_t* dst, const uint8_t* src, size_t bytes) {
-    allow_dependent_launch();
-    const unsigned long long start = global_timer_ns();
-    while (global_timer_ns() - start < kLateDeliveryNs) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700
-        __nanosleep(1000);
-#endif
-    }
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < bytes; i += (size_t)gridDim.x * blockDim.x) dst[i] = src[i];
-}
-
-// Poisons `bytes` at dst (NaN for any float), then enqueues their late delivery from src. A few
-// small CTAs, so that the dependent's CTAs find room beside them on the SMs.
-inline void deliver_late(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
-    CUDA_CHECK(cudaMemsetAsync(dst, 0xFF, bytes, stream));
-    deliver_late_kernel<<<16, 256, 0, stream>>>(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), bytes);
-    CUDA_CHECK_LAST();
-}

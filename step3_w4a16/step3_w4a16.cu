@@ -20,7 +20,6 @@
 #include "../common/common.cuh"
 #include "../common/cublas_baseline.cuh"
 #include "../common/kernel_spec.h"
-#include "../common/pdl.cuh"
 #include "../common/q4_0_layout.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
@@ -348,8 +347,9 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
     if (need[(int)Weights::F16]) d.w_f16 = upload_rotated(to_fp16(h.W), rot.copies);
     if (need[(int)Weights::F32]) d.w_f32 = upload_rotated(h.W, rot.copies);
     d.c = DeviceBuffer<float>(c.M * c.N);
-    // The activations once more, apart: the checked runs get them late (common/pdl.cuh), so that
-    // a kernel launched as a programmatic dependent (04, 06, 07, 09) fails unless it waits first.
+    // The activations once more, apart: the checked runs get them late (deliver_late in
+    // common/driver.cuh), so that a kernel launched as a programmatic dependent (04, 06, 07, 09)
+    // fails unless it waits first.
     const DeviceBuffer<float> a_f32_late = need_a32 ? upload_rotated(h.A, 1) : DeviceBuffer<float>();
     const DeviceBuffer<ggml_half> a_f16_late = need_a16 ? upload_rotated(h.A16, 1) : DeviceBuffer<ggml_half>();
     std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(),

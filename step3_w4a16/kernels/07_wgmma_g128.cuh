@@ -372,8 +372,7 @@ __device__ __forceinline__ void math_warps_sync() { asm volatile("bar.sync 1, %0
 // warpgroup 0 adds them to its own and stores the tile.
 template <class C>
 __device__ void add_warpgroups_and_store(float (&acc)[C::kAccPerThread], uint8_t* smem, const W4A16Args& p, int row0, int m0) {
-    constexpr int kGroups = C::kAccPerThread / 4;
-    static_assert(C::kAccPerThread * 4 * 128 <= C::kStages * C::kStageStride, "warpgroup 1's tile fits the stage buffers");
+    constexpr int kGroups = C::kAccPerThread / 4;  // Config's kScratchBytes assert: the tile fits the stage buffers
     float4* scratch = reinterpret_cast<float4*>(smem);  // group i of warpgroup 1's thread t at i * 128 + t
     const int t = threadIdx.x % 128;
     math_warps_sync();  // both warpgroups' wgmmas are done with the stages
@@ -579,9 +578,8 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = C::kSplitWarpgroups ? 1 : choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    const int64_t row_tiles = ceil_div(p.N, (int64_t)kMmaRows);
-    const int64_t ctas_x = C::kSplitWarpgroups ? ceil_div(row_tiles, (int64_t)C::kRowTilesPerCta)
-                                               : ceil_div(row_blocks, (int64_t)C::kPair) * C::kPair;  // a pair: both or neither
+    const int64_t ctas = ceil_div(ceil_div(p.N, (int64_t)kMmaRows), (int64_t)C::kRowTilesPerCta);  // along N
+    const int64_t ctas_x = ceil_div(ctas, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
     const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
     CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
 }

@@ -11,9 +11,10 @@
 //   setup    untimed, before each launch: zeroing an accumulator that a split-K kernel adds
 //            into. Its cost is measured on its own and subtracted (the row says so).
 // And one for the checked runs only:
-//   late_inputs  the inputs poisoned and delivered late by a kernel that lets its dependents
-//            start first (deliver_late, below): a kernel launched as a programmatic dependent
-//            that reads them before it waits gets the poison, and fails its check.
+//   late_inputs  between the pre-pass and the launch: the inputs the kernel reads poisoned and
+//            delivered late by a kernel that lets its dependents start first (deliver_late,
+//            below): a kernel launched as a programmatic dependent that reads them before it
+//            waits gets the poison, and fails its check.
 #pragma once
 
 #include "buffers.cuh"
@@ -27,6 +28,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -42,8 +44,8 @@ struct KernelRun {
     std::function<void(int)> setup;          // optional, untimed: enqueue the setup of run i
     std::function<void(int)> launch;         // enqueue run i on gpu.stream
     std::function<void(uint8_t)> poison_output;  // fill the output with this byte
-    std::function<void()> late_inputs;       // optional: enqueue the poisoning of what run 0 reads and its
-                                             // late delivery (deliver_late: a dependent that does not wait fails)
+    std::function<void()> late_inputs;       // optional: enqueue the poisoning of what run 0's kernel reads and
+                                             // its late delivery (deliver_late: a dependent that does not wait fails)
     std::function<CheckResult()> check;      // download the output, compare, return the verdict
     std::function<double()> quantization_nmse;  // optional: the output's NMSE against the unquantized product
     std::string error_metric;                // the name shown in the table
@@ -64,7 +66,21 @@ __device__ __forceinline__ unsigned long long global_timer_ns() {
     return t;
 }
 
-__global__ void deliver_late_kernel(uint8_t* dst, const uint8_t* src, size_t bytes) {
+// One input delivered late: `bytes` from src (the true bytes) to dst (what the kernel reads).
+struct LateCopy {
+    void* dst;
+    const void* src;
+    size_t bytes;
+};
+// The inputs of one launch (step 4's quantized activations: codes and up to two scale arrays),
+// delivered by one kernel: the dependent depends on the last kernel before it only.
+constexpr int kMaxLateCopies = 3;
+struct LateCopies {
+    LateCopy part[kMaxLateCopies];
+    int count;
+};
+
+__global__ void deliver_late_kernel(LateCopies copies) {
     allow_dependent_launch();
     const unsigned long long start = global_timer_ns();
     while (global_timer_ns() - start < kLateDeliveryNs) {
@@ -72,14 +88,24 @@ __global__ void deliver_late_kernel(uint8_t* dst, const uint8_t* src, size_t byt
         __nanosleep(1000);
 #endif
     }
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < bytes; i += (size_t)gridDim.x * blockDim.x) dst[i] = src[i];
+    for (int c = 0; c < copies.count; ++c) {
+        uint8_t* dst = static_cast<uint8_t*>(copies.part[c].dst);
+        const uint8_t* src = static_cast<const uint8_t*>(copies.part[c].src);
+        for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < copies.part[c].bytes; i += (size_t)gridDim.x * blockDim.x)
+            dst[i] = src[i];
+    }
 }
 
-// Poisons `bytes` at dst (NaN for any float), then enqueues their late delivery from src. A few
-// small CTAs, so that the dependent's CTAs find room beside them on the SMs.
-inline void deliver_late(void* dst, const void* src, size_t bytes, cudaStream_t stream) {
-    poison(dst, bytes, 0xFF, stream);
-    deliver_late_kernel<<<16, 256, 0, stream>>>(static_cast<uint8_t*>(dst), static_cast<const uint8_t*>(src), bytes);
+// Poisons each part's dst (NaN for any float), then enqueues their late delivery. A few small
+// CTAs, so that the dependent's CTAs find room beside them on the SMs.
+inline void deliver_late(std::initializer_list<LateCopy> parts, cudaStream_t stream) {
+    if (parts.size() == 0 || parts.size() > (size_t)kMaxLateCopies) throw std::logic_error("deliver_late: 1 to 3 parts");
+    LateCopies copies{};
+    for (const LateCopy& part : parts) {
+        poison(part.dst, part.bytes, 0xFF, stream);
+        copies.part[copies.count++] = part;
+    }
+    deliver_late_kernel<<<16, 256, 0, stream>>>(copies);
     CUDA_CHECK_LAST();
 }
 
@@ -181,14 +207,18 @@ inline ResultRow evaluate_kernel(const Gpu& gpu, const Options& opt, const Kerne
         if (k.prepass) k.prepass(i);
         k.launch(i);
     };
+    auto enqueue_checked = [&] {  // run 0, its inputs late (late_inputs): they are the pre-pass's output too
+        if (k.prepass) k.prepass(0);
+        if (k.late_inputs) k.late_inputs();
+        k.launch(0);
+    };
 
     CheckResult verdict;
     for (uint8_t pattern : kPoisonPatterns) {
         k.poison_output(pattern);
         if (k.setup) k.setup(0);
-        if (k.late_inputs) k.late_inputs();
         try {
-            enqueue(0);
+            enqueue_checked();
         } catch (const LaunchRefused& refusal) {
             std::printf("SKIP %s: %s\n", k.name.c_str(), refusal.what());
             row.note = refusal.what();

@@ -129,6 +129,11 @@ wgmma_skips_pdl_wait|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\n    wait_for_prer
 mma_g128_skips_pdl_wait|step3_w4a16/kernels/04_mma_g128.cuh|s/\n    wait_for_prerequisite_grids\(\);[^\n]*\n/\n/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
 gemv_mma_skips_pdl_wait|common/gemv_mma.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_3x4100x4224$|gpu
 gemv_tma_skips_pdl_wait|common/gemv_tma.cuh|s/\n                wait_for_prerequisite_grids\(\);\n/\n/|step3_w4a16|^step3_wgmma_shape_3x4100x4224$|gpu
+gemv_pdl_skips_wait|step4_w4a8/kernels/06_gemv_dp4a.cuh|s/if \(PDL\) wait_for_prerequisite_grids\(\);/if (false) wait_for_prerequisite_grids();/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+gemv_resident_skips_pdl_wait|common/gemv_resident.cuh|s/if \(PDL\) wait_for_prerequisite_grids\(\);/if (false) wait_for_prerequisite_grids();/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+mma_int8_skips_pdl_wait|step4_w4a8/kernels/09_mma_int8.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
+mma_int8_tma_skips_pdl_wait|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/\n        wait_for_prerequisite_grids\(\);\n/\n/|step4_w4a8|^step4_shape_200x4100x640$|gpu
+mma_q4_k_skips_pdl_wait|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 gemv_tma_ring_cap|common/gemv_tma.cuh|s/constexpr int kMaxStages = 16;/constexpr int kMaxStages = 2;/|test_w4a16_cpu|^step3_cpu|cpu
 act_rows_counted_long|step4_w4a8/kernels/09_mma_int8.cuh|s/\(M - m0 - r0 \+ kRowStep - 1\) \/ kRowStep/(M - m0 - r0 + kRowStep) \/ kRowStep/|test_w4a8_cpu|^step4_cpu|cpu
 tolerance_33x|common/check.h|s/kSumOrderTolerance = 3e-6/kSumOrderTolerance = 1e-4/|test_common|^test_common$|cpu

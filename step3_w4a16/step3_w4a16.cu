@@ -367,8 +367,8 @@ std::vector<ResultRow> run_case(const Gpu& gpu, const Options& opt, const GemmCa
         run.launch = [&, launch = k->launch](int i) { launch(d.args(i), gpu.stream); };
         run.poison_output = [&](uint8_t pattern) { poison(d.c.get(), d.c.bytes(), pattern, gpu.stream); };
         run.late_inputs = [&, acts = k->reads.acts] {
-            if (acts == Acts::F32) deliver_late(d.a_f32.get(), a_f32_late.get(), a_f32_late.bytes(), gpu.stream);
-            else deliver_late(d.a_f16.get(), a_f16_late.get(), a_f16_late.bytes(), gpu.stream);
+            if (acts == Acts::F32) deliver_late({{d.a_f32.get(), a_f32_late.get(), a_f32_late.bytes()}}, gpu.stream);
+            else deliver_late({{d.a_f16.get(), a_f16_late.get(), a_f16_late.bytes()}}, gpu.stream);
         };
         run.check = [&, name = k->info.name, reads = k->reads] {
             const ReferenceRows& ref = h.reference(reads.weights, reads.acts);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "../common/common.cuh"
+#include "../common/driver.cuh"
 #include "../common/ggml_quants.h"
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/ggml_quants_tensor.h"
@@ -178,6 +179,21 @@ class W4A8Problem {
                     quantize_q8_1_split_gpu(copy(a_f32_, i), a_qs_.get(), nullptr, M * K, gpu_.stream, a_d_.get(), a_s_.get());
                 };
             default: return {};
+        }
+    }
+    // A checked run's pre-pass output, poisoned and written back late (KernelRun::late_inputs,
+    // common/driver.cuh) from the copies of its checked bytes: a kernel launched as a programmatic
+    // dependent (06 with PDL, 08-15) that reads the activations before it waits for the quantizer
+    // reads NaN scales and fails its check.
+    void deliver_activations_late(ActivationForm a) const {
+        auto late = [](const auto& buffer, const DeviceBuffer<uint8_t>& copy) { return LateCopy{buffer.get(), copy.get(), copy.bytes()}; };
+        switch (a) {
+            case ActivationForm::Q8_1Blocks: return deliver_late({late(a_q8_, late_q8_)}, gpu_.stream);
+            case ActivationForm::Q8_1Split: return deliver_late({late(a_qs_, late_qs_), late(a_ds_, late_ds_)}, gpu_.stream);
+            case ActivationForm::Q8_1CodesFp32D: return deliver_late({late(a_qs_, late_qs_), late(a_d_, late_d_)}, gpu_.stream);
+            case ActivationForm::Q8_1CodesFp32DS:
+                return deliver_late({late(a_qs_, late_qs_), late(a_d_, late_d_), late(a_s_, late_s_)}, gpu_.stream);
+            default: throw std::logic_error("deliver_activations_late: a form the pre-pass does not make");
         }
     }
     // The output a row with this reference writes, poisoned: C, the integer product's own C, or
@@ -370,6 +386,13 @@ class W4A8Problem {
         if (!forms.empty())
             std::printf("activations quantized on the GPU (Q8_1, s = d*sum(q)), %s: %s the CPU's %zu bytes\n", forms.c_str(),
                         activations_match_ ? "identical to" : "DIFFERENT FROM", bytes);
+        // What each buffer now holds, kept for the checked runs' late delivery (deliver_activations_late).
+        auto keep = [](const auto& buffer) {
+            DeviceBuffer<uint8_t> copy(buffer.bytes());
+            if (copy.bytes()) CUDA_CHECK(cudaMemcpy(copy.get(), buffer.get(), copy.bytes(), cudaMemcpyDeviceToDevice));
+            return copy;
+        };
+        late_q8_ = keep(a_q8_), late_qs_ = keep(a_qs_), late_ds_ = keep(a_ds_), late_d_ = keep(a_d_), late_s_ = keep(a_s_);
     }
 
     std::vector<float> output_rows() const { return gather_rows(c_.to_host(), N, truth_.rows); }
@@ -427,6 +450,7 @@ class W4A8Problem {
     DeviceBuffer<uint32_t> a_ds_;
     DeviceBuffer<float> a_d_;
     DeviceBuffer<float> a_s_;
+    DeviceBuffer<uint8_t> late_q8_, late_qs_, late_ds_, late_d_, late_s_;  // their checked bytes (deliver_activations_late)
     DeviceBuffer<float> c_;
     DeviceBuffer<int32_t> c_i32_;
 };

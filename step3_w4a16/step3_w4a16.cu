@@ -144,7 +144,7 @@ const std::vector<Step3Kernel> kKernels = {
      launch_w4a16_wgmma<G128Stage, WgmmaVariant::Pair>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"wgmma_g128_wide", "07 the same, 256-token tiles from M = 129 on (experiment)"},
      launch_w4a16_wgmma<G128Stage, WgmmaVariant::WideAlways>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
-    {{"wgmma_g128_split", "07 the same, 64 rows x 256 tokens per CTA, its two warpgroups splitting K (experiment)"},
+    {{"wgmma_g128_split", "07 the same, 64 rows x 256 tokens per CTA at every shape, its two warpgroups splitting K (experiment)"},
      launch_w4a16_wgmma<G128Stage, WgmmaVariant::SplitWarpgroups>, w4a16_wgmma_g128_why_not, kG128F16, kWgmmaArch, Pipe::Fp16Tensor},
     {{"auto_g128", "08 one entry point: 06, 04 or 07 chosen by M and by the code this GPU runs"}, launch_w4a16_auto_g128,
      w4a16_auto_g128_why_not, kG128F16, {80}, Pipe::Fp16Tensor},

@@ -27,7 +27,9 @@
 // the other dequantizes); no __syncthreads, no per-thread copy instructions, no ldmatrix.
 // Tiles and splits: the CTA's tokens are the N of wgmma, 8 to 128 (token_tile: the smallest that
 // holds M, so a decoding step does not multiply 120 tokens of zeros), and 128 weight rows; 256
-// tokens (wgmma's widest N) where such tiles nearly fill the GPU by themselves (wide_tiles_fill_gpu).
+// tokens (wgmma's widest N) where such tiles nearly fill the GPU by themselves (wide_tiles_fill_gpu);
+// and 64 rows x 256 tokens, the two warpgroups splitting K (SplitWarpgroups), where those tiles
+// are one wave that fills the GPU (split_tiles_fill_one_wave: M = 512, N = 4096).
 // At N = 4096 that is 32 row blocks: with few tokens, 32 CTAs would each walk all of K on a
 // GPU of 132 SMs (the first version of this rung did, and took the same 21 µs at M = 1 as at
 // M = 256). So the CTAs of a cluster split K: CTA z of S multiplies K-tiles
@@ -38,9 +40,9 @@
 // API) and a model of the time: waves of CTAs x the work of one (choose_splits).
 // Variants that did not pay on the H200 (LAB_NOTES.md): Overlap (a warpgroup dequantizes its next
 // stage while its own wgmmas run) and Pair (two CTAs of a cluster share their activation box
-// through TMA multicast, so each byte leaves L2 once per pair). SplitWarpgroups (64 rows x 256
-// tokens per CTA, the two warpgroups splitting K) halves the dequantization per product and gains
-// 2% where its tiles are one wave (M = 512, N = 4096), losing wherever they are not.
+// through TMA multicast, so each byte leaves L2 once per pair; nor for SplitWarpgroups' pairs).
+// SplitWarpgroups halves the dequantization per product and gains 3% where its tiles are one
+// wave, losing wherever they are not.
 // Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.93-0.97x HGEMM; two thirds before
 // the copy warpgroup lent its registers). Each warpgroup waits for its own products
 // (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
@@ -597,6 +599,18 @@ inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
     const int64_t wide_tiles = row_blocks_of(p.N) * ceil_div(p.M, (int64_t)kWideTokens);
     return 10 * wide_tiles >= 7 * (int64_t)current_sm_count();
 }
+
+// Split warpgroups' tiles (64 rows x 256 tokens) pay where they are one wave that nearly fills the
+// GPU (85% of the SMs or more) and the last token tile is nearly full; anywhere else, a partial
+// wave or half-empty SMs cost more than the halved dequantization saves (H200, 2026-12-03, µs,
+// 07's choice before / split: M = 512, N = K = 4096 (128 tiles): 27.2 / 26.4; M = 512,
+// K = 14336: 88.1 / 85.9; but M = 256 (64 tiles): 17.2 / 25.4, M = 1024 (256 tiles): 49.7 / 52.2).
+inline bool split_tiles_fill_one_wave(const W4A16Args& p) {
+    const int64_t token_tiles = ceil_div(p.M, (int64_t)kWideTokens);
+    const int64_t tiles = 2 * row_blocks_of(p.N) * token_tiles;
+    const int64_t sms = current_sm_count(), padded_tokens = kWideTokens * token_tiles - p.M;
+    return tiles <= sms && 100 * tiles >= 85 * sms && 8 * padded_tokens <= kWideTokens * token_tiles;
+}
 }  // namespace wgmma_g128
 
 // Format: wgmma_g128::G128Stage or Q4_0Stage. The variants (WgmmaVariant) are group-128's rows of
@@ -606,9 +620,12 @@ inline void launch_w4a16_wgmma(const W4A16Args& p, cudaStream_t s) {
     using namespace wgmma_g128;
     constexpr bool kPairs = VARIANT == WgmmaVariant::Pair, kWideAlways = VARIANT == WgmmaVariant::WideAlways;
     constexpr WgmmaVariant V = kWideAlways ? WgmmaVariant::Plain : VARIANT;  // the kernel WideAlways runs
-    if constexpr (VARIANT == WgmmaVariant::SplitWarpgroups) {  // one tile shape: 64 rows x 256 tokens, 6 stages of 35 KB
-        launch_config<Config<Format, kWideTokens, 6, V>>(p, s);
+    using SplitConfig = Config<Format, kWideTokens, 6, WgmmaVariant::SplitWarpgroups>;  // 64 rows x 256 tokens, 6 stages of 35 KB
+    if constexpr (VARIANT == WgmmaVariant::SplitWarpgroups) {
+        launch_config<SplitConfig>(p, s);
     } else {
+        if constexpr (VARIANT == WgmmaVariant::Plain)
+            if (split_tiles_fill_one_wave(p)) return launch_config<SplitConfig>(p, s);
         if constexpr (!kPairs)  // a pair's half box of 128 tokens is not a configuration it was timed in
             if (p.M > kMaxTokens && (kWideAlways || wide_tiles_fill_gpu(p)))
                 return launch_config<TokensConfig<Format, kWideTokens, V>>(p, s);

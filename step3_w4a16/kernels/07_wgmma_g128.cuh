@@ -43,7 +43,7 @@
 // through TMA multicast, so each byte leaves L2 once per pair; nor for SplitWarpgroups' pairs).
 // SplitWarpgroups halves the dequantization per product and gains 3% where its tiles are one
 // wave, losing wherever they are not.
-// Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.93-0.97x HGEMM; two thirds before
+// Limit: at M = 512 the tensor pipe is busy about 70% of the time (0.95-0.98x HGEMM; two thirds before
 // the copy warpgroup lent its registers). Each warpgroup waits for its own products
 // (wgmma.wait_group) and then dequantizes the next stage before it can issue again, so it has
 // products in flight about half the time (a profile by SASS line: LAB_NOTES.md). Not for want of

@@ -99,7 +99,8 @@ __global__ void deliver_late_kernel(LateCopies copies) {
 // Poisons each part's dst (NaN for any float), then enqueues their late delivery. A few small
 // CTAs, so that the dependent's CTAs find room beside them on the SMs.
 inline void deliver_late(std::initializer_list<LateCopy> parts, cudaStream_t stream) {
-    if (parts.size() == 0 || parts.size() > (size_t)kMaxLateCopies) throw std::logic_error("deliver_late: 1 to 3 parts");
+    if (parts.size() == 0 || parts.size() > (size_t)kMaxLateCopies)
+        throw std::logic_error("deliver_late: 1 to " + std::to_string(kMaxLateCopies) + " parts");
     LateCopies copies{};
     for (const LateCopy& part : parts) {
         poison(part.dst, part.bytes, 0xFF, stream);

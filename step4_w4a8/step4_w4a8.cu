@@ -203,10 +203,11 @@ const std::vector<Step4Kernel> kKernels = {
 KernelRun checked_run(W4A8Problem& problem, const KernelInfo& info, const W4A8Reads& reads) {
     KernelRun run = kernel_run_for(info);
     run.prepass = problem.prepass(reads.activations);
-    if (run.prepass && reads.reference != Reference::QuantizedActivations) run.prepass_name = "quantize A";
-    run.poison_output = [&problem, r = reads.reference](uint8_t pattern) { problem.poison_output(r, pattern); };
-    if (run.prepass && reads.reference != Reference::QuantizedActivations)  // (that row's output is the pre-pass's)
+    if (run.prepass && reads.reference != Reference::QuantizedActivations) {  // (that row's output is the pre-pass's)
+        run.prepass_name = "quantize A";
         run.late_inputs = [&problem, a = reads.activations] { problem.deliver_activations_late(a); };
+    }
+    run.poison_output = [&problem, r = reads.reference](uint8_t pattern) { problem.poison_output(r, pattern); };
     run.check = [&problem, name = info.name, r = reads.reference] { return problem.check(name, r); };
     if (reads.reference == Reference::Integer || reads.reference == Reference::QuantizedActivations) {
         run.error_metric = reads.reference == Reference::Integer ? "|diff| (exact int)" : "bytes_diff";

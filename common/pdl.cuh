@@ -55,4 +55,3 @@ inline void launch_with_pdl(void (*kernel)(KernelArgs...), dim3 grid, dim3 block
     config.numAttrs = gpu_has_pdl() ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, args...));
 }
-

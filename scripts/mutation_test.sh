@@ -63,7 +63,7 @@ wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/high_nibble_bias
 wgmma_pair_same_half|step3_w4a16/kernels/07_wgmma_g128.cuh|s/m0 \+ \(int\)half \* C::kBoxTokens/m0/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_split_drops_last_ktile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/gridDim.z - first\) \{\}/gridDim.z - first - 1) {}/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
 wgmma_split_sum_skips_last_rank|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(rank < splits\) sum.x/if (rank < splits - 1) sum.x/|step3_w4a16|^step3_wgmma_shape_1x4100x4224$|gpu
-wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/return ceil_div\(ceil_div\(N, \(int64_t\)kMmaRows\), \(int64_t\)kRowTiles\);/return ceil_div(N, (int64_t)kMmaRows) \/ kRowTiles;/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
+wgmma_last_row_block|step3_w4a16/kernels/07_wgmma_g128.cuh|s/return ceil_div\(ceil_div\(N, \(int64_t\)kMmaRows\), \(int64_t\)row_tiles\);/return ceil_div(N, (int64_t)kMmaRows) \/ row_tiles;/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_producer_phase|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\(j \/ C::kStages - 1\) & 1/(j \/ C::kStages) \& 1/|step3_w4a16|^step3_wgmma_shape_513x4100x4224$|gpu
 wgmma_release_before_read|step3_w4a16/kernels/07_wgmma_g128.cuh|s/(\n\s+)Format::dequantize\(a, raw\);\n(\s+)multiply\(a, at\);/$1release(at);$1Format::dequantize(a, raw);\n$2multiply(a, at);/; s/(keep_registers\(acc\);\n)\s+release\(at\);\n/$1/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_q4_0_first_block_scale|step3_w4a16/kernels/07_wgmma_g128.cuh|s/bits_half2\(r\.d\[ks \/ 2\]\)/bits_half2(r.d[0])/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu

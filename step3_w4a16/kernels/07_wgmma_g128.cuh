@@ -74,6 +74,7 @@ namespace wgmma_g128 {
 
 constexpr int kMathWarpgroups = 2;
 constexpr int kMathWarps = 4 * kMathWarpgroups;
+constexpr int kWarpgroupThreads = 128;  // four warps
 constexpr int kRowTiles = kMathWarps;  // one 16-row tile per math warp: 128 weight rows per CTA
 constexpr int kBK = kMmaChunkK;        // K per stage: 64 fp16, one 128-byte swizzled row per token
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
@@ -111,7 +112,7 @@ struct Config {
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
     static constexpr bool kSplitWarpgroups = VARIANT == WgmmaVariant::SplitWarpgroups;
     static constexpr int kRowTilesPerCta = kSplitWarpgroups ? kRowTiles / 2 : kRowTiles;  // tiles of 16 weight rows
-    static constexpr int kStageReaders = kSplitWarpgroups ? 128 : 32 * kMathWarps;       // arrivals on a stage's empty barrier
+    static constexpr int kStageReaders = kSplitWarpgroups ? kWarpgroupThreads : 32 * kMathWarps;       // arrivals on a stage's empty barrier
     static constexpr int kWeightBytes = kRowTilesPerCta * kPieceBytes;
     static constexpr int kScaleBytes = kRowTilesPerCta * kScalePieceBytes;
     static constexpr int kStageTxBytes = kActBytes + kWeightBytes + kScaleBytes;
@@ -376,18 +377,19 @@ template <class C>
 __device__ void add_warpgroups_and_store(float (&acc)[C::kAccPerThread], uint8_t* smem, const W4A16Args& p, int row0, int m0) {
     constexpr int kGroups = C::kAccPerThread / 4;  // Config's kScratchBytes assert: the tile fits the stage buffers
     float4* scratch = reinterpret_cast<float4*>(smem);  // group i of warpgroup 1's thread t at i * 128 + t
-    const int t = threadIdx.x % 128;
+    const int t = threadIdx.x % kWarpgroupThreads;
+    const bool second = threadIdx.x >= kWarpgroupThreads;
     math_warps_sync();  // both warpgroups' wgmmas are done with the stages
-    if (threadIdx.x >= 128)
+    if (second)
 #pragma unroll
         for (int i = 0; i < kGroups; ++i)
-            scratch[i * 128 + t] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
+            scratch[i * kWarpgroupThreads + t] = make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]);
     math_warps_sync();
-    if (threadIdx.x >= 128) return;
+    if (second) return;
     float tiles[1][C::kBM / 8][4];  // as mma.sync C fragments: warp w's 16 rows, one 8-token tile per 4 floats
 #pragma unroll
     for (int i = 0; i < kGroups; ++i) {
-        const float4 other = scratch[i * 128 + t];
+        const float4 other = scratch[i * kWarpgroupThreads + t];
         tiles[0][i][0] = acc[4 * i] + other.x, tiles[0][i][1] = acc[4 * i + 1] + other.y;
         tiles[0][i][2] = acc[4 * i + 2] + other.z, tiles[0][i][3] = acc[4 * i + 3] + other.w;
     }
@@ -508,8 +510,10 @@ inline int token_tile(int64_t M) {
     return tokens;
 }
 
-// The CTAs' row blocks of 128 weight rows along N (the grid's x, before pairs).
-inline int64_t row_blocks_of(int64_t N) { return ceil_div(ceil_div(N, (int64_t)kMmaRows), (int64_t)kRowTiles); }
+// CTAs along N, each of `row_tiles` tiles of 16 weight rows (the grid's x, before pairs), and the
+// row blocks of 128 rows, the CTAs of every variant but SplitWarpgroups (half a block each).
+inline int64_t ctas_along_n(int64_t N, int row_tiles) { return ceil_div(ceil_div(N, (int64_t)kMmaRows), (int64_t)row_tiles); }
+inline int64_t row_blocks_of(int64_t N) { return ctas_along_n(N, kRowTiles); }
 
 // A launch of C's kernel on `grid`, whose z extent (the splits of K) and, for a pair, two
 // neighbouring x (row blocks) are one cluster when that is more than one CTA; always a
@@ -580,7 +584,7 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = C::kSplitWarpgroups ? 1 : choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
-    const int64_t ctas = ceil_div(ceil_div(p.N, (int64_t)kMmaRows), (int64_t)C::kRowTilesPerCta);  // along N
+    const int64_t ctas = ctas_along_n(p.N, C::kRowTilesPerCta);
     const int64_t ctas_x = ceil_div(ctas, (int64_t)C::kPair) * C::kPair;  // a pair's CTAs: both or neither
     const ClusterLaunch<C> launch(dim3((unsigned)ctas_x, (unsigned)token_tiles, (unsigned)splits), s);
     CUDA_CHECK(cudaLaunchKernelEx(&launch.config, kernel, p, act_map));
@@ -607,7 +611,7 @@ inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
 // K = 14336: 88.1 / 85.9; but M = 256 (64 tiles): 17.2 / 25.4, M = 1024 (256 tiles): 49.7 / 52.2).
 inline bool split_tiles_fill_one_wave(const W4A16Args& p) {
     const int64_t token_tiles = ceil_div(p.M, (int64_t)kWideTokens);
-    const int64_t tiles = 2 * row_blocks_of(p.N) * token_tiles;
+    const int64_t tiles = ctas_along_n(p.N, kRowTiles / 2) * token_tiles;  // SplitWarpgroups' kRowTilesPerCta
     const int64_t sms = current_sm_count(), padded_tokens = kWideTokens * token_tiles - p.M;
     return tiles <= sms && 100 * tiles >= 85 * sms && 8 * padded_tokens <= kWideTokens * token_tiles;
 }

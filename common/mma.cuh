@@ -55,6 +55,20 @@ __device__ __forceinline__ void mma_m16n8k4_tf32_f32(float (&d)[4], const uint32
 #endif
 }
 
+// The outer product of a column u (16 rows) and a row v (8 columns), times 4, as one 16x8 tile in
+// the C layout: D[r][t] = 4·u[r]·v[t]. The lane passes u of its rows g and g + 8 and v of column
+// g (which the mma hands to the lanes that hold column t). It is m16n8k4 with u in all four
+// columns of A and v in all four rows of B, so D sums four copies of each product: one instruction
+// per tile where an FMUL per element costs four per lane. Exact for u and v that are fp16 values
+// widened to FP32 (step 4's scales): TF32 keeps their 10 mantissa bits, each product has at most
+// 22 significant bits, and 2, 3 and 4 times it at most 24, all within FP32's. test_gpu_driver
+// checks that for every pair of finite fp16 values.
+__device__ __forceinline__ void outer_product_times4(float (&d)[4], float u_g, float u_g8, float v_g) {
+    d[0] = d[1] = d[2] = d[3] = 0.f;
+    const uint32_t a[2] = {__float_as_uint(u_g), __float_as_uint(u_g8)};
+    mma_m16n8k4_tf32_f32(d, a, __float_as_uint(v_g));
+}
+
 // The same with k = 8: A 16x8 (4 registers: rows g, g + 8 at column t, then rows g, g + 8 at
 // column t + 4), B 8x8 (2: rows t and t + 4, column g).
 __device__ __forceinline__ void mma_m16n8k8_tf32_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {

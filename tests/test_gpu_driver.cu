@@ -1,8 +1,12 @@
-// GPU unit tests of common/: the poison patterns and the per-kernel driver (both patterns, the
-// architecture gate, a launcher's refusal, the setup and prepass hooks). Exit 77 without a GPU. Ends with
+// GPU unit tests of common/: the poison patterns, the per-kernel driver (both patterns, the
+// architecture gate, a launcher's refusal, the setup and prepass hooks), and the tensor cores'
+// outer product of scales (mma.cuh) for every pair of fp16 values. Exit 77 without a GPU. Ends with
 // "N passed, M failed".
 #include "common.cuh"
+#include "mma.cuh"
 #include "unit_test.h"
+
+#include <cuda_fp16.h>
 
 // Copies expected into out, except the elements equal to `skipped`: a kernel with a missing store.
 __global__ void copy_all_but(float* out, const float* expected, int n, float skipped) {
@@ -88,6 +92,48 @@ static void test_driver(const Gpu& gpu) {
     EXPECT(evaluate_kernel(gpu, opt, unnamed, work).note.empty());
 }
 
+// Every finite fp16 value, i < kFiniteHalves: the positive ones by their bits, then the negative.
+constexpr int kFiniteHalves = 2 * 0x7C00;
+__device__ float finite_half(int i) {
+    const unsigned short bits = (unsigned short)(i < 0x7C00 ? i : 0x8000 + (i - 0x7C00));
+    return __half2float(__ushort_as_half(bits));
+}
+
+// Warp w takes the 16 values u of rows 16w..16w+15 and, 8 at a time, every value v: each product of
+// outer_product_times4 must be 4·u·v (exact in FP32 for fp16 inputs). Counts those that are not.
+__global__ void count_outer_product_mismatches(unsigned long long* mismatches) {
+    const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+    const int row0 = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * 16;
+    if (row0 >= kFiniteHalves) return;
+    const float u_g = finite_half(row0 + g), u_g8 = finite_half(row0 + g + 8);
+    unsigned long long bad = 0;
+    for (int col0 = 0; col0 < kFiniteHalves; col0 += 8) {
+        float d[4];
+        outer_product_times4(d, u_g, u_g8, finite_half(col0 + g));
+        const float v0 = finite_half(col0 + 2 * t), v1 = finite_half(col0 + 2 * t + 1);
+        bad += (d[0] != 4.f * (u_g * v0)) + (d[1] != 4.f * (u_g * v1)) + (d[2] != 4.f * (u_g8 * v0)) + (d[3] != 4.f * (u_g8 * v1));
+    }
+    atomicAdd(mismatches, bad);
+}
+
+// Step 4's rung 09 takes its scale products d_w·d_a from outer_product_times4 and claims them exact:
+// all 4e9 pairs of finite fp16 values, against the FP32 multiply (a zero's sign aside: == ).
+static void test_outer_product_exact(const Gpu& gpu) {
+    if (gpu.code_sm < 80) {
+        std::printf("SKIP outer_product_times4: mma.sync with TF32 needs sm_80 (this GPU runs sm_%d code)\n", gpu.code_sm);
+        return;
+    }
+    static_assert(kFiniteHalves % 16 == 0, "whole row tiles");
+    DeviceBuffer<unsigned long long> mismatches(1);
+    CUDA_CHECK(cudaMemsetAsync(mismatches.get(), 0, sizeof(unsigned long long), gpu.stream));
+    constexpr int kThreads = 256, kWarps = kFiniteHalves / 16;
+    count_outer_product_mismatches<<<kWarps * 32 / kThreads, kThreads, 0, gpu.stream>>>(mismatches.get());
+    CUDA_CHECK_LAST();
+    const unsigned long long bad = mismatches.to_host()[0];
+    std::printf("outer_product_times4: %llu of %lld products differ from 4·u·v\n", bad, (long long)kFiniteHalves * kFiniteHalves);
+    EXPECT(bad == 0);
+}
+
 int main() {
     Gpu gpu = open_gpu(/*measure_bandwidth=*/false);
     if (!gpu.available) {
@@ -96,5 +142,6 @@ int main() {
     }
     test_poison(gpu);
     test_driver(gpu);
+    test_outer_product_exact(gpu);
     return unit_test_summary();
 }

@@ -8,16 +8,20 @@
 // as they are (the split layout of step 2's quantizer), read with ldmatrix from swizzled rows;
 // their scales d_a come as FP32 (the quantizer widens each fp16 d once), so no warp converts them.
 // After each block's mma, its int32 tile is scaled into FP32 accumulators: per output one
-// conversion, one multiply d_w · d_a and one FMA, the epilogue that the anchors' roofline
-// calls the real ceiling of W4A8. The codes' factor 16 comes off once per output, at the end: a
-// power of two, so the result is bit for bit that of scaling every block by d_w/16. Stages
+// conversion and one FMA by d_w · d_a, the epilogue that the anchors' roofline calls the real
+// ceiling of W4A8. The scale products d_w · d_a come from the tensor cores too: one TF32 mma per
+// 16 x 8 tile makes the tile's outer product of d_w and d_a, times 4, exactly
+// (outer_product_times4), where an FMUL per output cost a lane four instructions. The codes'
+// factor 16 and the products' 4 come off once per output, at the end: powers of two, so the
+// result is bit for bit that of scaling every block by d_w · d_a. Stages
 // (weights, weight scales, activation codes, activation scales) are copied with cp.async
 // kStages - 1 stages ahead, as in step 3's mma_g128. Launched with PDL, a CTA fetches its first
 // weights while the quantizer is still writing A.
 // This form never uses s: it multiplies signed codes, so it is checked against the signed
 // reference (the exact dequantized dot), not the compensated one.
-// Limit: about 16 instructions per mma, 12 of them the scale epilogue, from schedulers that issue
-// one per clock: at M=512 the kernel is issue-bound, the tensor pipe ~20% busy (TENSOR_CORES.md).
+// Limit: about 14 instructions per int8 mma, 8 of them the conversions and FMAs; at M=512 the
+// schedulers issue in only about half the cycles, two warps each (255 registers a thread) waiting
+// on their mmas' results (TENSOR_CORES.md, "Where the time goes").
 #pragma once
 
 #include "../../common/async_copy.cuh"
@@ -283,15 +287,10 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         const int block = wk * (kWarpK / QK4_0) + kb;  // within the stage
         uint32_t b[C::kTilesM][2];
         load_token_fragments<C>(b, act, wm, block);
-        // d_a of tokens 2t and 2t + 1 of each token tile.
-        float da[C::kTilesM][2];
+        // d_a of token g of each token tile: the row of the scale products' outer product.
+        float da[C::kTilesM];
 #pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int v = 0; v < 2; ++v) {
-                const int token = (wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v;
-                da[tm][v] = a_scales[token * C::kBlocks + block];
-            }
+        for (int tm = 0; tm < C::kTilesM; ++tm) da[tm] = a_scales[((wm * C::kTilesM + tm) * 8 + lane / 4) * C::kBlocks + block];
 #pragma unroll
         for (int tn = 0; tn < C::kTilesN; ++tn) {
             const uint32_t word_a = (kb % 2 == 0) ? w[tn][kb / 2].x : w[tn][kb / 2].z;
@@ -300,22 +299,22 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
                                    high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
             const int t = wn * C::kTilesN + tn;
             const float2 dw = __half22float2(bits_half2(
-                *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));
-            const float dw_lo = dw.x, dw_hi = dw.y;  // rows g and g + 8
+                *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));  // rows g, g + 8
 #pragma unroll
             for (int tm = 0; tm < C::kTilesM; ++tm) {
                 int c[4] = {0, 0, 0, 0};
                 mma_m16n8k32_s8_s32(c, a, b[tm]);
-                acc[tn][tm][0] = fmaf((float)c[0], dw_lo * da[tm][0], acc[tn][tm][0]);
-                acc[tn][tm][1] = fmaf((float)c[1], dw_lo * da[tm][1], acc[tn][tm][1]);
-                acc[tn][tm][2] = fmaf((float)c[2], dw_hi * da[tm][0], acc[tn][tm][2]);
-                acc[tn][tm][3] = fmaf((float)c[3], dw_hi * da[tm][1], acc[tn][tm][3]);
+                float scale[4];  // 4·d_w·d_a of the lane's four outputs, exact, from the tensor cores
+                outer_product_times4(scale, dw.x, dw.y, da[tm]);
+#pragma unroll
+                for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf((float)c[i], scale[i], acc[tn][tm][i]);
             }
         }
     }
 }
 
-// A warp's finished tiles to C. The weights' codes were 16·(n - 8): the sums are 16 times the outputs.
+// A warp's finished tiles to C. The weights' codes were 16·(n - 8) and the scale products 4·d_w·d_a:
+// the sums are 64 times the outputs.
 template <class C>
 __device__ __forceinline__ void store_outputs(float (&acc)[C::kTilesN][C::kTilesM][4], const W4A8Args& p, int tile0, int m0,
                                               int wn, int wm) {
@@ -324,7 +323,7 @@ __device__ __forceinline__ void store_outputs(float (&acc)[C::kTilesN][C::kTiles
 #pragma unroll
         for (int tm = 0; tm < C::kTilesM; ++tm)
 #pragma unroll
-            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 0.0625f;
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 1.f / 64;
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 

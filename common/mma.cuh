@@ -69,6 +69,22 @@ __device__ __forceinline__ void outer_product_times4(float (&d)[4], float u_g, f
     mma_m16n8k4_tf32_f32(d, a, __float_as_uint(v_g));
 }
 
+// The same outer product for a column u whose values have up to 22 significant bits (step 4's
+// d·sc_j of Q4_K: 17), which TF32 would round: each u is split into its top 11 significant bits
+// (columns 0 and 2 of A) and the rest (columns 1 and 3; at most 11 bits more), both TF32 numbers,
+// so D[r][t] = 2·u[r]·v[t] from four exact products, rounded once by the tensor core (within an
+// ulp of an FP32 multiply, not always its bits). Lane (g, t) brings the part of column t.
+__device__ __forceinline__ void outer_product_split_times2(float (&d)[4], float u_g, float u_g8, float v_g) {
+    const bool rest = threadIdx.x % 2 == 1;  // column t = lane % 4 is odd
+    auto part = [rest](float u) {
+        const float top = __uint_as_float(__float_as_uint(u) & 0xFFFFE000u);  // 1 + 10 mantissa bits
+        return __float_as_uint(rest ? u - top : top);
+    };
+    d[0] = d[1] = d[2] = d[3] = 0.f;
+    const uint32_t a[2] = {part(u_g), part(u_g8)};
+    mma_m16n8k4_tf32_f32(d, a, __float_as_uint(v_g));
+}
+
 // The same with k = 8: A 16x8 (4 registers: rows g, g + 8 at column t, then rows g, g + 8 at
 // column t + 4), B 8x8 (2: rows t and t + 4, column g).
 __device__ __forceinline__ void mma_m16n8k8_tf32_f32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {

@@ -195,8 +195,10 @@ mma_q4_k_min_sign|step4_w4a8/kernels/15_mma_q4_k.cuh|s/fmaf\(-d_dmin\[tn\]\[i \/
 mma_q4_k_skip_last_k_tile|step4_w4a8/kernels/15_mma_q4_k.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_super_of_warp|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kBK >= QK_K \? wk \* kWarpK \/ QK_K : 0;/0;/|step4_w4a8|^step4_shape_3x4100x4352$|gpu
 mma_q4_k_d_dmin_every_stage|step4_w4a8/kernels/15_mma_q4_k.cuh|s/C::kSupers \* 4, C::kStagesPerSuper>/C::kSupers * 4>/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
-mma_q4_k_row_g_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\{dsc.x, dsc.y\}/{dsc.x, dsc.x}/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
-mma_q4_k_row_g_minimums|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<3>\(sm, one, minus_magic\)/byte_times<1>(sm, one, minus_magic)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+mma_q4_k_row_g_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/outer_product_split_times2\(scale, dsc.x, dsc.y, da\[tm\]\)/outer_product_split_times2(scale, dsc.x, dsc.x, da[tm])/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
+mma_q4_k_row_g_minimums|step4_w4a8/kernels/15_mma_q4_k.cuh|s/byte_times<3>\(sm, kAccumulatorScale, minus_magic\)/byte_times<1>(sm, kAccumulatorScale, minus_magic)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+mma_q4_k_minimums_not_doubled|step4_w4a8/kernels/15_mma_q4_k.cuh|s/minus_magic_times\(kAccumulatorScale\);(\s+m_row_g = __float_as_uint\(byte_times<1>\(sm, )kAccumulatorScale(, minus_magic\)\);\s+m_row_g8 = __float_as_uint\(byte_times<3>\(sm, )kAccumulatorScale/minus_magic_times(1.0f);${1}1.0f${2}1.0f/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
+outer_product_split_drops_rest|common/mma.cuh|s/return __float_as_uint\(rest \? u - top : top\);/return __float_as_uint(rest ? 0.f : top);/|step4_w4a8|^step4_shape_16x4100x4352$|gpu
 mma_q4_k_minimum_token|step4_w4a8/kernels/15_mma_q4_k.cuh|s/a_s\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ g\) \* C::kScaleBlocks/a_s[((wm * C::kTilesM + tm) * 8 + 2 * t) * C::kScaleBlocks/|step4_w4a8|^step4_shape_37x4100x4352$|gpu
 mma_q4_k_next_sub_block_scales|step4_w4a8/kernels/15_mma_q4_k.cuh|s/\(\(t \* C::kBlocks \+ block\) \* 8 \+ g\) \* 8/((t * C::kBlocks + (block + 1) % C::kBlocks) * 8 + g) * 8/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
 mma_q4_k_s_from_d|step4_w4a8/kernels/15_mma_q4_k.cuh|s/act_s.load\(stage, kt, p.K, p.a_s\)/act_s.load(stage, kt, p.K, p.a_d)/|step4_w4a8|^step4_shape_37x4100x4352$|gpu

@@ -9,7 +9,10 @@
 // (tile, sub-block, g) as FP32. Per sub-block j the outputs gain rung 14's
 //   C[row][token] += d·sc_j·d_a·c − dmin·m_j·s,   c = Σ q·q_a from the int8 mma.
 // The first term is 09's epilogue with d·sc_j for d_w, read as 09 reads d_w (made from the byte
-// sc_j in the kernel it cost a PRMT and an FFMA per row and sub-block: 2% of the time at M = 512).
+// sc_j in the kernel it cost a PRMT and an FFMA per row and sub-block: 2% of the time at M = 512),
+// its products with d_a made by the tensor cores as in 09, but with d·sc_j (17 significant bits,
+// TF32 keeps 11) split into two TF32 numbers (outer_product_split_times2): twice the outputs
+// accumulate, halved at the store.
 // The second would be one more FFMA per output and
 // sub-block, a third more FP32 work where 09 is already issue-bound on it (the first version of
 // this rung: 1.6x 09's time at M = 512); instead the warp's 4 sub-blocks of a stage go through
@@ -129,12 +132,16 @@ struct Loader {
     }
 };
 
-// m_j of rows g and g + 8 from a lane's sub-block word {sc[g], m[g], sc[g + 8], m[g + 8]}, as
-// TF32 operands (exact: integers 0..63).
+// The accumulators hold twice the outputs: the scale products come doubled from the tensor cores
+// (outer_product_split_times2), so the minimums are doubled too, and the store halves both.
+constexpr float kAccumulatorScale = 2.0f;
+
+// kAccumulatorScale·m_j of rows g and g + 8 from a lane's sub-block word {sc[g], m[g], sc[g + 8],
+// m[g + 8]}, as TF32 operands (exact: even integers 0..126).
 __device__ __forceinline__ void minimums_of_word(uint32_t sm, uint32_t& m_row_g, uint32_t& m_row_g8) {
-    const float one = 1.0f, minus_magic = minus_magic_times(one);
-    m_row_g = __float_as_uint(byte_times<1>(sm, one, minus_magic));
-    m_row_g8 = __float_as_uint(byte_times<3>(sm, one, minus_magic));
+    const float minus_magic = minus_magic_times(kAccumulatorScale);
+    m_row_g = __float_as_uint(byte_times<1>(sm, kAccumulatorScale, minus_magic));
+    m_row_g8 = __float_as_uint(byte_times<3>(sm, kAccumulatorScale, minus_magic));
 }
 
 // The minimum's part of a warp's stage, −dmin·Σ_j m_j·s_j over its 4 sub-blocks j, for every
@@ -226,11 +233,9 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         const int block = wk * (kWarpK / QK4_0) + kb;  // sub-block within the stage
         uint32_t b[C::kTilesM][2];
         mma_int8::load_token_fragments<C>(b, stage + C::kActAt, wm, block);
-        float da[C::kTilesM][2];  // d_a of tokens 2t and 2t + 1 of each token tile
+        float da[C::kTilesM];  // d_a of token g of each token tile: the row of the scale products
 #pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int v = 0; v < 2; ++v) da[tm][v] = a_d[((wm * C::kTilesM + tm) * 8 + 2 * (lane % 4) + v) * C::kBlocks + block];
+        for (int tm = 0; tm < C::kTilesM; ++tm) da[tm] = a_d[((wm * C::kTilesM + tm) * 8 + g) * C::kBlocks + block];
 #pragma unroll
         for (int tn = 0; tn < C::kTilesN; ++tn) {
             const uint32_t word_a = (kb % 2 == 0) ? w[tn][kb / 2].x : w[tn][kb / 2].z;
@@ -239,13 +244,14 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             const uint32_t q[4] = {high_codes(word_a), high_codes(word_b), low_codes(word_a), low_codes(word_b)};
             const int t = wn * C::kTilesN + tn;
             const float2 dsc = *reinterpret_cast<const float2*>(stage + C::kDScAt + ((t * C::kBlocks + block) * 8 + g) * 8);
-            const float d_sc[2] = {dsc.x, dsc.y};  // rows g and g + 8: d·sc_j
 #pragma unroll
             for (int tm = 0; tm < C::kTilesM; ++tm) {
                 int c[4] = {0, 0, 0, 0};
                 mma_m16n8k32_s8_s32(c, q, b[tm]);
+                float scale[4];  // 2·d·sc_j·d_a of the lane's four outputs (rows g and g + 8: dsc.x, dsc.y)
+                outer_product_split_times2(scale, dsc.x, dsc.y, da[tm]);
 #pragma unroll
-                for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf((float)c[i], d_sc[i / 2] * da[tm][i % 2], acc[tn][tm][i]);
+                for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf((float)c[i], scale[i], acc[tn][tm][i]);
             }
         }
     }
@@ -281,6 +287,12 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_q4_k(A
             if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk, kt);
         });
     if (!finish_split_k<C::kWarpsK, C::kTilesN * C::kTilesM * 4>(&acc[0][0][0], smem, warp / C::kWarpsK, wk)) return;
+#pragma unroll
+    for (int tn = 0; tn < C::kTilesN; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < C::kTilesM; ++tm)
+#pragma unroll
+            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 1.f / kAccumulatorScale;
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 

@@ -76,6 +76,7 @@ constexpr int kMathWarpgroups = 2;
 constexpr int kMathWarps = 4 * kMathWarpgroups;
 constexpr int kWarpgroupThreads = 128;  // four warps
 constexpr int kRowTiles = kMathWarps;  // one 16-row tile per math warp: 128 weight rows per CTA
+constexpr int kSplitRowTiles = kRowTiles / 2;  // SplitWarpgroups: half a row block per CTA, one tile per warp of a warpgroup
 constexpr int kBK = kMmaChunkK;        // K per stage: 64 fp16, one 128-byte swizzled row per token
 static_assert(kBK * 2 == 128, "a stage's activation row is exactly one 128-byte swizzle span");
 static_assert(kRowTiles == kRowBlockTiles,
@@ -111,7 +112,7 @@ struct Config {
     static constexpr int kBoxTokens = TOKENS / kPair;         // the tokens one CTA asks the TMA for
     static constexpr int kActBytes = TOKENS * kBK * 2;       // first: the swizzled box needs 1024-byte alignment
     static constexpr bool kSplitWarpgroups = VARIANT == WgmmaVariant::SplitWarpgroups;
-    static constexpr int kRowTilesPerCta = kSplitWarpgroups ? kRowTiles / 2 : kRowTiles;  // tiles of 16 weight rows
+    static constexpr int kRowTilesPerCta = kSplitWarpgroups ? kSplitRowTiles : kRowTiles;  // tiles of 16 weight rows
     static constexpr int kStageReaders = kSplitWarpgroups ? kWarpgroupThreads : 32 * kMathWarps;       // arrivals on a stage's empty barrier
     static constexpr int kWeightBytes = kRowTilesPerCta * kPieceBytes;
     static constexpr int kScaleBytes = kRowTilesPerCta * kScalePieceBytes;
@@ -611,7 +612,7 @@ inline bool wide_tiles_fill_gpu(const W4A16Args& p) {
 // K = 14336: 88.1 / 85.9; but M = 256 (64 tiles): 17.2 / 25.4, M = 1024 (256 tiles): 49.7 / 52.2).
 inline bool split_tiles_fill_one_wave(const W4A16Args& p) {
     const int64_t token_tiles = ceil_div(p.M, (int64_t)kWideTokens);
-    const int64_t tiles = ctas_along_n(p.N, kRowTiles / 2) * token_tiles;  // SplitWarpgroups' kRowTilesPerCta
+    const int64_t tiles = ctas_along_n(p.N, kSplitRowTiles) * token_tiles;
     const int64_t sms = current_sm_count(), padded_tokens = kWideTokens * token_tiles - p.M;
     return tiles <= sms && 100 * tiles >= 85 * sms && 8 * padded_tokens <= kWideTokens * token_tiles;
 }

@@ -81,6 +81,7 @@ int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(wo
 int8_factor_four_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/acc\[tn\]\[tm\]\[i\] \*= 1.f \/ 64;/acc[tn][tm][i] *= 1.f \/ 16;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_scale_product_token|step4_w4a8/kernels/09_mma_int8.cuh|s/da\[tm\] = a_scales\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ lane \/ 4\)/da[tm] = a_scales[((wm * C::kTilesM + tm) * 8 + 2 * (lane % 4))/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 outer_product_rows_swapped|common/mma.cuh|s/const uint32_t a\[2\] = \{__float_as_uint\(u_g\), __float_as_uint\(u_g8\)\};/const uint32_t a[2] = {__float_as_uint(u_g8), __float_as_uint(u_g)};/|test_gpu_driver|^test_gpu_driver$|gpu
+read_floor_skips_tail|common/read_floor.cuh|s/    for \(; i < pieces; i \+= stride\) x \^= xor_of\(__ldcs\(bytes \+ i\)\);\n//|step4_w4a8|^step4_read_floor$|gpu
 fp32_d_unrounded|common/ggml_quants_gpu.cuh|s/if \(d_f32\) d_f32\[b\] = fp16_to_fp32\(\(ggml_half\)\(ds_bits & 0xFFFFu\)\);/if (d_f32) d_f32[b] = lane.d;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_split_k_sum|common/mma_tiles.cuh|s/other < WARPS_K - 1; \+\+other/other < WARPS_K - 2; ++other/|step4_w4a8|^step4_shape_13x4100x4224$|gpu
 int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+ r, M - 1\) \* \(K \/ 16\)/src = (size_t)(m0 + r) * (K \/ 16)/|step4_w4a8|^step4_memcheck_13x100x4224$|gpu

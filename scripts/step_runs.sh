@@ -12,7 +12,7 @@ step_takes_csv() {
 # sweep, step 4's summit and its mma.sync microbenchmark.
 step_extra_runs() {
   case $1 in
-    step3_w4a16) echo --sweep ;;
-    step4_w4a8) echo --summit --mma-peak ;;
+    step3_w4a16) echo --sweep --read-floor ;;
+    step4_w4a8) echo --summit --mma-peak --read-floor ;;
   esac
 }

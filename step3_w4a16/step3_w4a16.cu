@@ -21,6 +21,7 @@
 #include "../common/cublas_baseline.cuh"
 #include "../common/kernel_spec.h"
 #include "../common/q4_0_layout.cuh"
+#include "../common/read_floor.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
 #include "exercises/ex1_w8_per_row.cuh"
@@ -419,15 +420,31 @@ bool run_sweep(const Gpu& gpu, Options opt) {
     return all_passed(results);
 }
 
+// The read floor under decoding (step4_w4a8/README.md, "The floor under decoding"): the weights of the
+// sweep's two matrices, in both formats, streamed with no math. Step 3 has no quantizer before its
+// kernels, so only the read alone is timed.
+bool run_read_floor(const Gpu& gpu, const Options& opt) {
+    std::vector<read_floor::FloorCase> cases;
+    for (const auto& [N, K] : kSweepShapes)
+        for (Weights w : {Weights::G128, Weights::Q4_0})
+            cases.push_back({std::string(w == Weights::G128 ? "group-128" : "Q4_0") + " weights N=" + std::to_string(N) + " K=" +
+                                 std::to_string(K),
+                             (size_t)weight_bytes(w, N, K)});
+    return read_floor::run(gpu, opt, cases);
+}
+
 int main(int argc, char** argv) {
     ProgramInfo info{"step3_w4a16", "W4A16: 4-bit weights x fp16 activations, dequantized in registers, GEMV to tensor cores",
                      "step3_w4a16 --m 1 --n 4096 --k 14336 --kernel gemv_g128,mma_g128,cublas_hgemm", QK4_0, {},
-                     {{"sweep", false, "our best W4A16 kernel against HGEMM for M = 1..512, N = 4096, K = 4096 and 14336"}}};
+                     {{"sweep", false, "our best W4A16 kernel against HGEMM for M = 1..512, N = 4096, K = 4096 and 14336"},
+                      {"read-floor", false, "a microbenchmark: the sweep's weights read with no math, the least a decoding GEMV can take"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     const Options opt = parse_options(argc, argv, info);
-    const bool sweep = opt.has("sweep");
+    const bool sweep = opt.has("sweep"), read_floor_run = opt.has("read-floor");
     if (sweep && (opt.has_shape || !opt.kernels.empty()))
         usage_error("--sweep runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
+    if (read_floor_run && (sweep || opt.has_shape || !opt.kernels.empty() || opt.check_only))
+        usage_error("--read-floor times one microbenchmark of its own; leave out --sweep, --m/--n/--k, --kernel and --check-only");
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
     if (!expected_kernels_fit(sweep ? std::vector<GemmCase>{} : cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step3Kernel* k = find_kernel(kKernels, name);
@@ -435,7 +452,7 @@ int main(int argc, char** argv) {
         }))
         return EXIT_CHECK_FAILED;
 
-    const bool lesson_run = !sweep && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
+    const bool lesson_run = !sweep && !read_floor_run && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
     if (lesson_run) {
         std::printf("== 1. the formats and their error, on the CPU ==\n");
         compare_formats(opt.seed);
@@ -445,10 +462,11 @@ int main(int argc, char** argv) {
     if (lesson_run) std::printf("== 2. the kernels ==\n");
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
-        std::printf("SKIP step3_w4a16: no usable CUDA device; %s\n", sweep ? "the sweep needs one" : lesson_run ? "part 1 ran, no kernel did" : "no kernel ran");
+        std::printf("SKIP step3_w4a16: no usable CUDA device; %s\n", sweep ? "the sweep needs one" : read_floor_run ? "the microbenchmark needs one" : lesson_run ? "part 1 ran, no kernel did" : "no kernel ran");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);
     if (sweep) return finish_run(run_sweep(gpu, opt));
+    if (read_floor_run) return finish_run(run_read_floor(gpu, opt));
     return finish_run(all_passed(run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); })));
 }

@@ -19,6 +19,9 @@ set_tests_properties(step3_g128_golden_matches_model PROPERTIES LABELS cpu TIMEO
 # K = 4224 and 128 serve group-128 (and Q4_0); K = 4128 and 32 only Q4_0 (group-128 SKIPs).
 # M = 1..8, 9, 17, 37 and 129 take each of mma_g128's tile shapes.
 add_gpu_test(step3_lesson_cases step3_w4a16)
+# The read floor (common/read_floor.cuh) runs, and the XOR of every word it reads is the CPU's.
+add_test(NAME step3_read_floor COMMAND step3_w4a16 --read-floor --iters 3 --warmup 1)
+set_tests_properties(step3_read_floor PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16

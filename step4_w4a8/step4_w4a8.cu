@@ -25,6 +25,7 @@
 #include "../common/ggml_quants_gpu.cuh"
 #include "../common/llama_times.h"
 #include "../common/q4_0_q8_1.h"
+#include "../common/read_floor.cuh"
 #include "../common/reference_gemm.h"
 #include "canaries.cuh"
 #include "compensation_demo.h"
@@ -51,6 +52,7 @@
 #include "w4a8_problem.cuh"
 
 #include <algorithm>
+#include <memory>
 
 // ---------------------------------------------------------------------------------------------
 // Part 1: the compensation formula, demonstrated (the arithmetic: compensation_demo.h)
@@ -309,18 +311,42 @@ bool run_summit(const Gpu& gpu, Options opt) {
     return all_passed(results);
 }
 
+// The read floor under the decoding cases (README.md, "The floor under decoding"): each decoding
+// case's Q4_0 weights streamed alone, and after the case's activation quantizer, as its GEMVs run.
+// Q4_K's 4.5 bits a weight are the same bytes. The quantizers' problems outlive the timing.
+bool run_read_floor(const Gpu& gpu, const Options& opt) {
+    std::vector<std::unique_ptr<W4A8Problem>> quantizers;
+    std::vector<read_floor::FloorCase> cases;
+    std::printf("\nthe quantizer of each decoding case, prepared as for the lesson's rows (its input alone is too small for a cold L2):\n");
+    for (const GemmCase& c : kLessonCases) {
+        if (c.M > 8) continue;  // a decoding case
+        const std::string matrix = "Q4_0 weights N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
+        auto same = std::find_if(cases.begin(), cases.end(), [&](const read_floor::FloorCase& f) { return f.name == matrix; });
+        if (same == cases.end()) {
+            cases.push_back({matrix, (size_t)(c.N * (c.K / QK4_0)) * sizeof(block_q4_0)});
+            same = cases.end() - 1;
+        }
+        quantizers.push_back(std::make_unique<W4A8Problem>(gpu, opt, c, std::vector<W4A8Reads>{kQuantizerAloneReads}));
+        same->befores.push_back({"quantize A, M=" + std::to_string(c.M), quantizers.back()->prepass(kQuantizerAloneReads.activations)});
+    }
+    return read_floor::run(gpu, opt, cases);
+}
+
 int main(int argc, char** argv) {
     ProgramInfo info{"step4_w4a8", "W4A8: Q4_0 weights x Q8_1 activations with the compensation formula, DP4A, a decoding GEMV",
                      "step4_w4a8 --m 1 --n 4096 --k 14336 --kernel gemv_dp4a,cublas_int8", QK4_0, {},
                      {{"summit", false, "the tensor-core kernel against llama.cpp's MMQ at M = 16 to 4096 (TENSOR_CORES.md)"},
-                      {"mma-peak", false, "a microbenchmark: mma.sync int8 alone and with Q4_0's epilogue, no memory (TENSOR_CORES.md)"}}};
+                      {"mma-peak", false, "a microbenchmark: mma.sync int8 alone and with Q4_0's epilogue, no memory (TENSOR_CORES.md)"},
+                      {"read-floor", false, "a microbenchmark: the decoding cases' weights read with no math, alone and after the quantizer"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     const Options opt = parse_options(argc, argv, info);
-    const bool summit = opt.has("summit"), mma_peak_run = opt.has("mma-peak");
+    const bool summit = opt.has("summit"), mma_peak_run = opt.has("mma-peak"), read_floor_run = opt.has("read-floor");
     if (summit && (opt.has_shape || !opt.kernels.empty()))
         usage_error("--summit runs its own shapes and kernels; leave out --m/--n/--k and --kernel");
     if (mma_peak_run && (summit || opt.has_shape || !opt.kernels.empty() || opt.check_only))
         usage_error("--mma-peak times one microbenchmark of its own; leave out --summit, --m/--n/--k, --kernel and --check-only");
+    if (read_floor_run && (summit || mma_peak_run || opt.has_shape || !opt.kernels.empty() || opt.check_only))
+        usage_error("--read-floor times one microbenchmark of its own; leave out --summit, --mma-peak, --m/--n/--k, --kernel and --check-only");
     const std::vector<GemmCase> cases = cases_to_run(opt, kLessonCases);
     if (!expected_kernels_fit(summit ? kSummitCases : cases, [](const std::string& name, const GemmCase& c, const Gpu& gpu) {
             const Step4Kernel* k = find_kernel(kKernels, name);
@@ -328,7 +354,7 @@ int main(int argc, char** argv) {
         }))
         return EXIT_CHECK_FAILED;
 
-    const bool lesson_run = !summit && !mma_peak_run && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
+    const bool lesson_run = !summit && !mma_peak_run && !read_floor_run && !opt.has_shape && opt.kernels.empty();  // part 1 is the lesson's alone
     if (lesson_run) {
         std::printf("== 1. the compensation formula, on the CPU ==\n");
         demonstrate_compensation(opt.seed);
@@ -338,13 +364,14 @@ int main(int argc, char** argv) {
     Gpu gpu = open_gpu(/*measure_bandwidth=*/!opt.check_only);
     if (!gpu.available) {
         std::printf("SKIP step4_w4a8: no usable CUDA device; %s\n", summit           ? "the summit needs one"
-                                                                : mma_peak_run ? "the microbenchmark needs one"
+                                                                : mma_peak_run || read_floor_run ? "the microbenchmark needs one"
                                                                 : lesson_run   ? "part 1 ran, no kernel did"
                                                                                : "no kernel ran");
         return EXIT_NO_GPU;
     }
     print_run_header(gpu, opt);
     if (mma_peak_run) return mma_peak::run(gpu, opt) ? finish_run(true) : EXIT_NO_GPU;
+    if (read_floor_run) return finish_run(run_read_floor(gpu, opt));
     if (summit) return finish_run(run_summit(gpu, opt));
     return finish_run(all_passed(run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); })));
 }

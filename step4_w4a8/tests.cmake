@@ -13,9 +13,12 @@ set_tests_properties(step4_cpu_formula_and_golden_dots PROPERTIES LABELS cpu TIM
 # it on an H200 (a SKIP for an older GPU's architecture excepted).
 add_gpu_test(step4_lesson_cases step4_w4a8)
 add_gpu_test(step4_summit_cases step4_w4a8 --summit)  # the summit's shapes checked, its table printed
-# The microbenchmark runs (it times, and checks nothing; a SKIP below sm_80).
+# The microbenchmarks run: --mma-peak times and checks nothing (a SKIP below sm_80); --read-floor
+# checks the XOR of every word it reads against the CPU's.
 add_test(NAME step4_mma_peak COMMAND step4_w4a8 --mma-peak --iters 3 --warmup 1)
 set_tests_properties(step4_mma_peak PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
+add_test(NAME step4_read_floor COMMAND step4_w4a8 --read-floor --iters 3 --warmup 1)
+set_tests_properties(step4_read_floor PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
 # 2x100x15360: gemv_resident with 480 threads (K-blocks) per CTA; 1x37x16416: one K-block more than
 # it takes (a SKIP with the reason), the other kernels run.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;

@@ -3,14 +3,14 @@
 // 4 prints it (step4_w4a8/README.md, "The floor under decoding").
 //
 // A decoding GEMV (M <= 8) reads each weight byte once and does little with it, so it cannot be
-// faster than reading those bytes with the best loads we know how to write. The header's HBM figure is not that
-// time for a 10-35 MB matrix: it is the rate of a 1 GiB read, where the start of a launch (every
-// SM's first loads wait a whole trip to HBM before the stream reaches full rate) and its end (the
-// last loads drain, then the next launch starts) are a sliver. In a graph of back-to-back
-// launches of a few microseconds they are not. So this kernel is timed exactly as the rows are
-// (timing.cuh, inputs rotated for a cold L2): 16-byte streaming loads (__ldcs), kUnroll in flight
-// per thread, a grid of 4 or 8 CTAs per SM (the faster is printed). The second variant runs a
-// kernel before each read (step 4: the activation quantizer) and launches the read as its PDL
+// faster than reading those bytes with the best loads we know how to write. The header's HBM figure
+// is not that time for a 10-35 MB matrix: it is the rate of a 1 GiB read, where the start of a
+// launch (every SM's first loads wait a whole trip to HBM before the stream reaches full rate) and
+// its end (the last loads drain, then the next launch starts) are a sliver. In a graph of
+// back-to-back launches of a few microseconds they are not. So this kernel is timed exactly as the
+// rows are (timing.cuh, inputs rotated for a cold L2): 16-byte streaming loads (__ldcs), kUnroll in
+// flight per thread, a grid of 4 or 8 CTAs per SM (the faster is printed). The second variant runs
+// a kernel before each read (step 4: the activation quantizer) and launches the read as its PDL
 // dependent, as the GEMVs are: the read starts at once and waits for the kernel only before it
 // writes, as a GEMV that needs the activations late would.
 // What it reads is checked: each CTA writes the XOR of its words, and the XOR of those must equal
@@ -40,7 +40,7 @@ constexpr int kUnroll = 4;                     // 16-byte loads in flight per th
 constexpr int kCtasPerSmChoices[] = {4, 8};    // both timed, the faster printed
 static_assert(kThreads % 32 == 0, "the CTA's XOR is reduced per warp");
 
-// The pattern the buffer holds: word i of the buffer (any fixed, position-dependent words do).
+// Word i of the buffer read (any fixed words that differ from place to place would do).
 __host__ __device__ inline uint32_t pattern_word(size_t i) {
     const uint32_t x = (uint32_t)i * 2654435761u;
     return x ^ (x >> 15) ^ (uint32_t)(i >> 32);

@@ -437,7 +437,7 @@ int main(int argc, char** argv) {
     ProgramInfo info{"step3_w4a16", "W4A16: 4-bit weights x fp16 activations, dequantized in registers, GEMV to tensor cores",
                      "step3_w4a16 --m 1 --n 4096 --k 14336 --kernel gemv_g128,mma_g128,cublas_hgemm", QK4_0, {},
                      {{"sweep", false, "our best W4A16 kernel against HGEMM for M = 1..512, N = 4096, K = 4096 and 14336"},
-                      {"read-floor", false, "a microbenchmark: the sweep's weights read with no math, the least a decoding GEMV can take"}}};
+                      {"read-floor", false, "a microbenchmark: the sweep's weights read with no math, a floor under decoding"}}};
     for (const auto& k : kKernels) info.kernels.push_back(k.info);
     const Options opt = parse_options(argc, argv, info);
     const bool sweep = opt.has("sweep"), read_floor_run = opt.has("read-floor");

@@ -38,6 +38,18 @@ __device__ __forceinline__ bool finish_split_k(float* acc, void* smem, int owner
     }
 }
 
+// Multiplies a warp's tiles by `factor`: for kernels whose accumulators hold a power of two times
+// their outputs (step 4's rungs 09 and 15), before the store.
+template <int TILES_N, int TILES_M>
+__device__ __forceinline__ void scale_mma_tiles(float (&acc)[TILES_N][TILES_M][4], float factor) {
+#pragma unroll
+    for (int tn = 0; tn < TILES_N; ++tn)
+#pragma unroll
+        for (int tm = 0; tm < TILES_M; ++tm)
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[tn][tm][v] *= factor;
+}
+
 // Stores a warp's tiles into row-major c[M][N] (a token per row of c, a weight row per column).
 // An m16n8 C fragment holds, in lane l (g = l / 4, t = l % 4), values 0 and 1 at weight row g and
 // tokens 2t, 2t + 1, values 2 and 3 at row g + 8; tile (tn, tm) starts at weight row

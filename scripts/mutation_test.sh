@@ -78,7 +78,7 @@ g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
 int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(word_a, sign\), high_nibbles_to_int8\(word_b, sign\)/high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
-int8_factor_four_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/acc\[tn\]\[tm\]\[i\] \*= 1.f \/ 64;/acc[tn][tm][i] *= 1.f \/ 16;/|step4_w4a8|^step4_shape_37x100x4224$|gpu
+int8_factor_four_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/scale_mma_tiles\(acc, 1.f \/ 64\);/scale_mma_tiles(acc, 1.f \/ 16);/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_scale_product_token|step4_w4a8/kernels/09_mma_int8.cuh|s/da\[tm\] = a_scales\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ lane \/ 4\)/da[tm] = a_scales[((wm * C::kTilesM + tm) * 8 + 2 * (lane % 4))/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 outer_product_rows_swapped|common/mma.cuh|s/const uint32_t a\[2\] = \{__float_as_uint\(u_g\), __float_as_uint\(u_g8\)\};/const uint32_t a[2] = {__float_as_uint(u_g8), __float_as_uint(u_g)};/|test_gpu_driver|^test_gpu_driver$|gpu
 read_floor_skips_tail|common/read_floor.cuh|s/    for \(; i < pieces; i \+= stride\) x \^= xor_of\(__ldcs\(bytes \+ i\)\);\n//|step4_w4a8|^step4_read_floor$|gpu

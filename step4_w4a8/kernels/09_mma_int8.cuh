@@ -318,12 +318,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
 template <class C>
 __device__ __forceinline__ void store_outputs(float (&acc)[C::kTilesN][C::kTilesM][4], const W4A8Args& p, int tile0, int m0,
                                               int wn, int wm) {
-#pragma unroll
-    for (int tn = 0; tn < C::kTilesN; ++tn)
-#pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 1.f / 64;
+    scale_mma_tiles(acc, 1.f / 64);
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 

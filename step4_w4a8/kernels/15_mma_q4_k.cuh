@@ -287,12 +287,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_q4_k(A
             if (kt * C::kBK + wk * kWarpK < p.K) compute_stage<C>(acc, stage(kt), wn, wm, wk, kt);
         });
     if (!finish_split_k<C::kWarpsK, C::kTilesN * C::kTilesM * 4>(&acc[0][0][0], smem, warp / C::kWarpsK, wk)) return;
-#pragma unroll
-    for (int tn = 0; tn < C::kTilesN; ++tn)
-#pragma unroll
-        for (int tm = 0; tm < C::kTilesM; ++tm)
-#pragma unroll
-            for (int i = 0; i < 4; ++i) acc[tn][tm][i] *= 1.f / kAccumulatorScale;
+    scale_mma_tiles(acc, 1.f / kAccumulatorScale);
     store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + wn * C::kTilesN) * kMmaRows8, m0 + wm * C::kTilesM * 8);
 }
 

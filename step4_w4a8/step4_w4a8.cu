@@ -312,8 +312,9 @@ bool run_summit(const Gpu& gpu, Options opt) {
 }
 
 // The read floor under the decoding cases (README.md, "The floor under decoding"): each decoding
-// case's Q4_0 weights streamed alone, and after the case's activation quantizer, as its GEMVs run.
-// Q4_K's 4.5 bits a weight are the same bytes. The quantizers' problems outlive the timing.
+// case's Q4_0 weights, in the form the decoding GEMVs read (kStreamsSplit), streamed alone and
+// after the case's activation quantizer, as its GEMVs run. Q4_K's 4.5 bits a weight are the same
+// bytes. The quantizers' problems outlive the timing.
 bool run_read_floor(const Gpu& gpu, const Options& opt) {
     std::vector<std::unique_ptr<W4A8Problem>> quantizers;
     std::vector<read_floor::FloorCase> cases;
@@ -323,7 +324,7 @@ bool run_read_floor(const Gpu& gpu, const Options& opt) {
         const std::string matrix = "Q4_0 weights N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
         auto same = std::find_if(cases.begin(), cases.end(), [&](const read_floor::FloorCase& f) { return f.name == matrix; });
         if (same == cases.end()) {
-            cases.push_back({matrix, (size_t)(c.N * (c.K / QK4_0)) * sizeof(block_q4_0)});
+            cases.push_back({matrix, (size_t)weight_form_bytes(kStreamsSplit.weights, c.N, c.K)});
             same = cases.end() - 1;
         }
         quantizers.push_back(std::make_unique<W4A8Problem>(gpu, opt, c, std::vector<W4A8Reads>{kQuantizerAloneReads}));

@@ -22,6 +22,11 @@ add_gpu_test(step3_lesson_cases step3_w4a16)
 # The read floor (common/read_floor.cuh) runs, and the XOR of every word it reads is the CPU's.
 add_test(NAME step3_read_floor COMMAND step3_w4a16 --read-floor --iters 3 --warmup 1)
 set_tests_properties(step3_read_floor PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
+# Its kernel under the sanitizers: the grid-stride reads stay inside the matrix (memcheck, with the
+# guard zone after each allocation), and each CTA's XOR is read only after the barrier that
+# follows its warps' writes (racecheck).
+add_sanitizer_run(step3_memcheck_read_floor memcheck step3_w4a16 --read-floor --iters 1 --warmup 0)
+add_sanitizer_run(step3_racecheck_read_floor racecheck step3_w4a16 --read-floor --iters 1 --warmup 0)
 # gemv_mma_g128: 5x33x256 is a CTA of 4 warps and 3 row tiles; at M = 8, K = 12288 is the most its
 # staged fp16 activations allow in 227 KB, and 14336 a SKIP with the reason.
 add_gpu_shape_tests(step3 step3_w4a16

@@ -19,6 +19,11 @@ add_test(NAME step4_mma_peak COMMAND step4_w4a8 --mma-peak --iters 3 --warmup 1)
 set_tests_properties(step4_mma_peak PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
 add_test(NAME step4_read_floor COMMAND step4_w4a8 --read-floor --iters 3 --warmup 1)
 set_tests_properties(step4_read_floor PROPERTIES SKIP_RETURN_CODE 77 LABELS gpu TIMEOUT 300)
+# Its kernel under the sanitizers: the grid-stride reads stay inside the matrix (memcheck, with the
+# guard zone after each allocation), and each CTA's XOR is read only after the barrier that
+# follows its warps' writes (racecheck).
+add_sanitizer_run(step4_memcheck_read_floor memcheck step4_w4a8 --read-floor --iters 1 --warmup 0)
+add_sanitizer_run(step4_racecheck_read_floor racecheck step4_w4a8 --read-floor --iters 1 --warmup 0)
 # 2x100x15360: gemv_resident with 480 threads (K-blocks) per CTA; 1x37x16416: one K-block more than
 # it takes (a SKIP with the reason), the other kernels run.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;

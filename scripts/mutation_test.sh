@@ -68,7 +68,7 @@ wgmma_producer_phase|step3_w4a16/kernels/07_wgmma_g128.cuh|s/\(j \/ C::kStages -
 wgmma_release_before_read|step3_w4a16/kernels/07_wgmma_g128.cuh|s/(\n\s+)Format::dequantize\(a, raw\);\n(\s+)multiply\(a, at\);/$1release(at);$1Format::dequantize(a, raw);\n$2multiply(a, at);/; s/(keep_registers\(acc\);\n)\s+release\(at\);\n/$1/|step3_w4a16|^step3_wgmma_shape_129x4100x4224$|gpu
 wgmma_q4_0_first_block_scale|step3_w4a16/kernels/07_wgmma_g128.cuh|s/bits_half2\(r\.d\[ks \/ 2\]\)/bits_half2(r.d[0])/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
 wgmma_q4_0_scale_piece_per_group|step3_w4a16/kernels/07_wgmma_g128.cuh|s/static constexpr int kStagesPerScalePiece = 1;/static constexpr int kStagesPerScalePiece = 2;/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
-wgmma_row_block_order|step3_w4a16/w4a16_formats.h|s/\&dst\[\(\(block \* chunks \+ c\) \* kRowBlockTiles \+ j\) \* words_per_piece\]/&dst[((block * kRowBlockTiles + j) * chunks + c) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
+wgmma_row_block_order|common/row_blocks.h|s/\&dst\[\(\(block \* pieces_per_tile \+ p\) \* block_tiles \+ j\) \* words_per_piece\]/&dst[((block * block_tiles + j) * pieces_per_tile + p) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
 wgmma_token_tile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(M > kMaxTokens\) return kMaxTokens;/if (M > kMaxTokens \/ 2) return kMaxTokens;/|test_w4a16_cpu|^step3_cpu|cpu
 auto_copy_engine_tokens|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxCopyEngineTokens = 1;/kMaxCopyEngineTokens = 2;/|test_w4a16_cpu|^step3_cpu|cpu
@@ -77,7 +77,7 @@ mma_fragment_rows|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 
 g128_range_without_zero|step3_w4a16/w4a16_formats.h|s/float lo = 0.f, hi = 0.f;/float lo = x[0], hi = x[0];/|test_w4a16_cpu|^step3_cpu|cpu
 int8_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step4_w4a8|^step4_memcheck_37x100x4224$|gpu
 int8_skip_last_k_tile|step4_w4a8/kernels/09_mma_int8.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step4_w4a8|^step4_shape_37x100x4224$|gpu
-int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/high_nibbles_to_int8\(word_a, sign\), high_nibbles_to_int8\(word_b, sign\)/high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
+int8_nibble_halves|step4_w4a8/kernels/09_mma_int8.cuh|s/a\[0\] = high_nibbles_to_int8\(word_a, sign\), a\[1\] = high_nibbles_to_int8\(word_b, sign\)/a[0] = high_nibbles_to_int8(word_a << 4, sign), a[1] = high_nibbles_to_int8(word_b << 4, sign)/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 int8_factor_four_kept|step4_w4a8/kernels/09_mma_int8.cuh|s/scale_mma_tiles\(acc, 1.f \/ 64\);/scale_mma_tiles(acc, 1.f \/ 16);/|step4_w4a8|^step4_shape_37x100x4224$|gpu
 int8_scale_product_token|step4_w4a8/kernels/09_mma_int8.cuh|s/da\[tm\] = a_scales\[\(\(wm \* C::kTilesM \+ tm\) \* 8 \+ lane \/ 4\)/da[tm] = a_scales[((wm * C::kTilesM + tm) * 8 + 2 * (lane % 4))/|step4_w4a8|^step4_shape_3x4100x4224$|gpu
 outer_product_rows_swapped|common/mma.cuh|s/const uint32_t a\[2\] = \{__float_as_uint\(u_g\), __float_as_uint\(u_g8\)\};/const uint32_t a[2] = {__float_as_uint(u_g8), __float_as_uint(u_g)};/|test_gpu_driver|^test_gpu_driver$|gpu
@@ -88,7 +88,7 @@ int8_token_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/src = \(size_t\)min\(m0 \+
 act_row_clamp|step4_w4a8/kernels/09_mma_int8.cuh|s/first \+ min\(j, last\) \* row_step/first + j * row_step/|step4_w4a8|^step4_memcheck_mma_int8_129x100x256$|gpu
 int8_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step4_w4a8|^step4_racecheck_mma_int8_129x100x1280$|gpu
 mma_g128_stage_barrier|common/async_copy.cuh|s/(wait_copies<STAGES - 2>\(\);)\n\s+__syncthreads\(\);/$1/|step3_w4a16|^step3_racecheck_129x100x4224$|gpu
-tma_no_swizzle|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B/C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_NONE/|step4_w4a8|^step4_shape_129x4100x128$|gpu
+tma_no_swizzle|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/Tile::kBM, Tile::kBK, CU_TENSOR_MAP_SWIZZLE_128B/Tile::kBM, Tile::kBK, CU_TENSOR_MAP_SWIZZLE_NONE/|step4_w4a8|^step4_shape_129x4100x128$|gpu
 tma_full_parity|step4_w4a8/kernels/11_mma_int8_tma.cuh|s/wait_barrier\(&full\[kt % C::kStages\], \(kt \/ C::kStages\) & 1\)/wait_barrier(\&full[kt % C::kStages], (kt \/ C::kStages + 1) \& 1)/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 resident_row_guard|common/gemv_resident.cuh|s/if \(row < p.N\) p.c\[/p.c[/|step4_w4a8|^step4_memcheck_3x4101x32$|gpu
 resident_one_buffer|common/gemv_resident.cuh|s/parity \^= 1\)/parity ^= 0)/|step4_w4a8|^step4_racecheck_resident_2x2000x15360$|gpu
@@ -220,6 +220,11 @@ bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repe
 course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_sections_exist$|cpu
 lab_notes_heading_renamed|step4_w4a8/LAB_NOTES.md|s/## The quantizer /## Quantizer /|test_common|^section_references_exist$|cpu
 lesson_command_kernel_misspelt|step4_w4a8/README.md|s/--kernel naive,dp4a_tiled/--kernel naive,dp4a_tile/|all|^kernel_names_exist$|cpu
+row_block_tile_order|common/row_blocks.h|s/\* block_tiles \+ j\) \* words_per_piece/+ j * pieces_per_tile) * words_per_piece/|test_w4a8_cpu|^step4_cpu_formula_and_golden_dots$|cpu
+wgmma_int8_producer_phase|step4_w4a8/kernels/16_wgmma_int8.cuh|s/wait_barrier\(&empty\[s\], \(kt \/ C::kStages - 1\) & 1\)/wait_barrier(\&empty[s], (kt \/ C::kStages) \& 1)/|step4_w4a8|^step4_shape_129x4100x4352$|gpu
+wgmma_int8_products_accumulate|common/wgmma.cuh|s/setp.ne.b32 accumulate, 0, 0;/setp.ne.b32 accumulate, 1, 0;/|step4_w4a8|^step4_shape_129x4100x128$|gpu
+wgmma_int8_row_block_stride|step4_w4a8/kernels/16_wgmma_int8.cuh|s/\(size_t\)row_block \* \(K \/ C::kBK\) \+ kt/(size_t)row_block + kt/|step4_w4a8|^step4_shape_200x4100x640$|gpu
+wgmma_int8_skips_pdl_wait|step4_w4a8/kernels/16_wgmma_int8.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 TABLE
 )
 

@@ -16,6 +16,7 @@
 #include "../common/ggml_quants.h"
 #include "../common/parallel_for.h"
 #include "../common/q4_0_mma_scales.h"
+#include "../common/row_blocks.h"
 
 #include <algorithm>
 #include <cmath>
@@ -256,22 +257,9 @@ inline G128MmaLayout repack_g128_for_mma(const G128Weights& g) {
 constexpr int kRowBlockTiles = 8;
 constexpr int kWordsPerPiece = 32 * kKStepsPerLoad, kScaleWordsPerPiece = 8 * 2;
 
-// Pieces [tile][chunk] of `words_per_piece` words, reordered to [block][chunk][tile in block].
-inline std::vector<uint32_t> order_by_row_block(const std::vector<uint32_t>& src, int64_t row_tiles, int64_t chunks,
-                                                int words_per_piece) {
-    const int64_t blocks = (row_tiles + kRowBlockTiles - 1) / kRowBlockTiles;
-    std::vector<uint32_t> dst(blocks * kRowBlockTiles * chunks * words_per_piece, 0);
-    for (int64_t tile = 0; tile < row_tiles; ++tile)
-        for (int64_t c = 0; c < chunks; ++c) {
-            const int64_t block = tile / kRowBlockTiles, j = tile % kRowBlockTiles;
-            std::copy_n(&src[(tile * chunks + c) * words_per_piece], words_per_piece,
-                        &dst[((block * chunks + c) * kRowBlockTiles + j) * words_per_piece]);
-        }
-    return dst;
-}
 inline G128MmaLayout order_g128_by_row_block(const G128MmaLayout& m) {
-    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunkK, kWordsPerPiece),
-            order_by_row_block(m.scales, m.row_tiles, m.K / kGroupSize, kScaleWordsPerPiece)};
+    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunkK, kWordsPerPiece, kRowBlockTiles),
+            order_by_row_block(m.scales, m.row_tiles, m.K / kGroupSize, kScaleWordsPerPiece, kRowBlockTiles)};
 }
 
 // Q4_0 in the same fragment order (the decoding tensor-core GEMV, kernels/06_gemv_mma.cuh): the
@@ -301,6 +289,6 @@ inline Q4_0MmaLayout16 repack_q4_0_for_mma16(const std::vector<block_q4_0>& w, i
 inline Q4_0MmaLayout16 order_q4_0_by_row_block(const Q4_0MmaLayout16& m) {
     const int64_t chunks = m.K / kMmaChunkK;
     static_assert(kScaleWordsPerPiece == (kMmaChunkK / QK4_0) * 8, "a Q4_0 scale piece is a chunk's 2 blocks x 8 g");
-    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, chunks, kWordsPerPiece),
-            order_by_row_block(m.scales, m.row_tiles, chunks, kScaleWordsPerPiece)};
+    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, chunks, kWordsPerPiece, kRowBlockTiles),
+            order_by_row_block(m.scales, m.row_tiles, chunks, kScaleWordsPerPiece, kRowBlockTiles)};
 }

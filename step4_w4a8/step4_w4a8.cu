@@ -48,6 +48,7 @@
 #include "kernels/13_gemv_q6_k.cuh"
 #include "kernels/14_gemv_mma_q4_k.cuh"
 #include "kernels/15_mma_q4_k.cuh"
+#include "kernels/16_wgmma_int8.cuh"
 #include "mma_peak.cuh"
 #include "w4a8_problem.cuh"
 
@@ -113,6 +114,7 @@ constexpr W4A8Reads kStreams{WeightForm::Q4_0Streams},
     kStreamsSplit{WeightForm::Q4_0Streams, ActivationForm::Q8_1Split},
     kMmaSplitSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1Split, Reference::Q4_0Signed},
     kMmaCodesSigned{WeightForm::Q4_0Mma, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
+    kMmaRowBlocksCodesSigned{WeightForm::Q4_0MmaRowBlocks, ActivationForm::Q8_1CodesFp32D, Reference::Q4_0Signed},
     kQ4_KSplit{WeightForm::Q4_KStreams, ActivationForm::Q8_1Split, Reference::Q4_K},
     kQ4_KMmaSplit{WeightForm::Q4_KMma, ActivationForm::Q8_1Split, Reference::Q4_K},
     kQ4_KMmaCodesFp32DS{WeightForm::Q4_KMma, ActivationForm::Q8_1CodesFp32DS, Reference::Q4_K},
@@ -172,6 +174,8 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_gemv_mma_q4_k, w4a8_gemv_mma_q4_k_why_not, kQ4_KMmaSplit, {80}, Pipe::Int8Tensor},
     {{"mma_q4_k", "15 Q4_K on int8 tensor cores for prompts: 09's tiles and pipeline, 14's layout, the minimum through s; PDL (KQUANTS.md)"},
      launch_w4a8_mma_q4_k, w4a8_mma_q4_k_why_not, kQ4_KMmaCodesFp32DS, {80}, Pipe::Int8Tensor},
+    {{"wgmma_int8", "16 M > 128: 09's math on Hopper's wgmma (sm_90a), a warpgroup's products run while its warps scale the last ones; TMA"},
+     launch_w4a8_wgmma_int8, w4a8_wgmma_int8_why_not, kMmaRowBlocksCodesSigned, kWgmmaInt8Arch, Pipe::Int8Tensor},
     {{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"}, launch_nothing_after_prepass, runs_any_shape,
      kQuantizerAloneReads},
     {{kCublasSgemm, "cuBLAS SGEMM on the unquantized FP32 matrices: the baseline without quantization"}, launch_cublas_sgemm,
@@ -274,7 +278,7 @@ void print_summit_row(const GemmCase& c, const ResultRow* ours, const LlamaTime*
 }
 
 bool run_summit(const Gpu& gpu, Options opt) {
-    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", "mma_q4_k", kCublasInt8};
+    opt.kernels = {"dp4a_tiled", "mma_int8", "mma_int8_tma", "wgmma_int8", "mma_q4_k", kCublasInt8};
     std::vector<GemmCase> cases = kSummitCases;
     for (auto& c : cases) c.name = "summit M=" + std::to_string(c.M) + " N=" + std::to_string(c.N) + " K=" + std::to_string(c.K);
     const std::vector<CaseRows> results = run_cases(cases, [&](const GemmCase& c) { return run_case(gpu, opt, c); });
@@ -299,12 +303,13 @@ bool run_summit(const Gpu& gpu, Options opt) {
         print_summit_row(c, find_timed_row(rows, "mma_q4_k"), same_gpu ? find_llama_time(llama, c.M, c.N, c.K, "q4_k") : nullptr,
                          fmt_or_dash(q4_0 ? q4_0->time_ms * 1e3 : NAN, "%.1f us"));
     }
-    std::printf("\n== the summit: the faster of mma_int8 and mma_int8_tma (quantizing A included) against llama.cpp's MMQ,"
+    std::printf("\n== the summit: the fastest of mma_int8, mma_int8_tma and wgmma_int8 (quantizing A included) against llama.cpp's MMQ,"
                 " whole operation ==\n");
     print_head("q4_0", "mmq(us)", "int8 cuBLAS");
     for (const auto& [c, rows] : results) {
         const ResultRow* int8 = find_timed_row(rows, kCublasInt8);
-        print_summit_row(c, faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma")),
+        print_summit_row(c, faster_row(faster_row(find_timed_row(rows, "mma_int8"), find_timed_row(rows, "mma_int8_tma")),
+                                       find_timed_row(rows, "wgmma_int8")),
                          same_gpu ? find_llama_time(llama, c.M, c.N, c.K) : nullptr, fmt_or_dash(int8 ? int8->time_ms * 1e3 : NAN, "%.1f us"));
     }
     std::printf("(int8 cuBLAS: the raw s8 x s8 product of the same codes, no scales and no quantization)\n");

@@ -203,6 +203,40 @@ static void test_mma_int8_repack() {
     EXPECT(bad_trick == 0);
 }
 
+// Rung 16's row blocks: the same pieces, ordered [row block][chunk][tile in block] (words) and
+// [row block][block][tile in block] (scales), so that a stage of a row block is contiguous; tiles
+// past the last one are zeros. N = 21 x 2 row blocks' worth of tiles (two tiles and a partial
+// block), K = 256: four chunks, so a piece put at the wrong chunk or tile is seen.
+static void test_mma_row_blocks() {
+    constexpr int64_t N = 21 + 16 * kMmaRowBlockTiles, K = 256, nblocks = K / QK4_0, chunks = K / kMmaChunk8;
+    std::vector<float> w(N * K);
+    fill_normal(w, 5, 9);
+    std::vector<block_q4_0> blocks(N * nblocks);
+    quantize_row_q4_0_ref(w.data(), blocks.data(), N * K);
+    const Q4_0MmaLayout tiles = repack_q4_0_for_mma(blocks, N, K), rows = order_q4_0_mma_by_row_block(tiles);
+    const int64_t row_blocks = (tiles.row_tiles + kMmaRowBlockTiles - 1) / kMmaRowBlockTiles;
+    EXPECT(row_blocks == 2 && rows.words.size() == (size_t)(row_blocks * kMmaRowBlockTiles * chunks * 128));
+    EXPECT(rows.scales.size() == (size_t)(row_blocks * kMmaRowBlockTiles * nblocks * 8));
+    size_t bad = 0, bad_pad = 0;
+    for (int64_t tile = 0; tile < row_blocks * kMmaRowBlockTiles; ++tile) {
+        const int64_t block = tile / kMmaRowBlockTiles, j = tile % kMmaRowBlockTiles;
+        for (int64_t c = 0; c < chunks; ++c)
+            for (int i = 0; i < 128; ++i) {
+                const uint32_t got = rows.words[((block * chunks + c) * kMmaRowBlockTiles + j) * 128 + i];
+                if (tile < tiles.row_tiles) bad += got != tiles.words[(tile * chunks + c) * 128 + i];
+                else bad_pad += got != 0;
+            }
+        for (int64_t b = 0; b < nblocks; ++b)
+            for (int i = 0; i < 8; ++i) {
+                const uint32_t got = rows.scales[((block * nblocks + b) * kMmaRowBlockTiles + j) * 8 + i];
+                if (tile < tiles.row_tiles) bad += got != tiles.scales[(tile * nblocks + b) * 8 + i];
+                else bad_pad += got != 0;
+            }
+    }
+    EXPECT(bad == 0);
+    EXPECT(bad_pad == 0);
+}
+
 // The Q4_K repack for rung 14, read back through the same PTX table: the code the kernel unpacks
 // (a mask, after a shift for the high nibbles) with the (sc, m) bytes of its row's half of the
 // sub-block word and the (d, dmin) of its super-block must give ggml's dequantized weight, exactly;
@@ -343,6 +377,7 @@ int main() {
     test_block_sumi();
     test_repack_round_trip();
     test_mma_int8_repack();
+    test_mma_row_blocks();
     test_q4_k_mma_repack();
     test_tolerance_rejects_fp16_scale_product();
     test_act_row_stream_rows();

@@ -28,7 +28,8 @@ add_sanitizer_run(step4_racecheck_read_floor racecheck step4_w4a8 --read-floor -
 # it takes (a SKIP with the reason), the other kernels run.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;
 # M > 128 also mma_int8_tma (sm_90): 129x4100x128 one stage, 200x4100x640 five stages through four buffers,
-# a ragged token tile (72 of 128) and row tile.
+# a ragged token tile (72 of 128) and row tile; and wgmma_int8 (sm_90a): one stage, five of its six
+# buffers, 34 stages through six (4352), a ragged row block (4100 = 32 blocks and 4 rows).
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
@@ -56,21 +57,21 @@ add_gpu_shape_tests(step4 step4_w4a8
   13x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
   17x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
   37x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8
-  129x4100x128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
+  129x4100x128:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8
   8x4100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   5x33x192:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
   7x4101x64:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+gemv_mma
   8x37x16384:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
-  200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma
+  200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8
   1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
   16x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
   37x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
-  129x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+mma_q4_k
-  513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+mma_q4_k)
+  129x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k
+  513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -97,6 +98,12 @@ add_sanitizer_test(step4_memcheck_wide_quantizer_129x100x4224 memcheck step4_w4a
 # only after every thread has read it (racecheck; 10 stages through 4 buffers).
 add_sanitizer_test(step4_memcheck_mma_int8_tma_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8_tma)
 add_sanitizer_test(step4_racecheck_mma_int8_tma_129x100x1280 racecheck step4_w4a8 --m 129 --n 100 --k 1280 --kernel mma_int8_tma)
+# The wgmma rung (16): its copies stay inside A and the row-block weights (memcheck); a stage is
+# refilled only after every math thread has scaled its last block (racecheck: 7 stages through 6
+# buffers); the copy warpgroup leaves early and meets no barrier the math warps wait at (synccheck).
+add_sanitizer_test(step4_memcheck_wgmma_int8_131x100x896 memcheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
+add_sanitizer_test(step4_racecheck_wgmma_int8_131x100x896 racecheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
+add_sanitizer_test(step4_synccheck_wgmma_int8_131x100x896 synccheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
 # gemv_resident alone: 480 threads per CTA leave room for one CTA per SM, so 500 stages of rows are more
 # than the CTAs and each CTA reuses its buffers of row sums.
 add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --m 2 --n 2000 --k 15360 --kernel gemv_resident)

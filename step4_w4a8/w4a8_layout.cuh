@@ -58,6 +58,10 @@ struct W4A8Inputs : W4A8Args {
     const float2* q4k_mma_d_sc;
     // The activations' s widened to FP32, [M][K/32] (rung 15, beside the codes a_qs and d as FP32, a_d).
     const float* a_s;
+    // mma_words and mma_scales in row blocks of 8 tiles (w4a8_mma_layout.h), rung 16's own argument:
+    // a stage of a row block is one bulk copy of words and one of scales.
+    const uint32_t* mma_block_words;
+    const uint32_t* mma_block_scales;
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

@@ -20,6 +20,7 @@
 #include "../common/ggml_quants.h"
 #include "../common/parallel_for.h"
 #include "../common/q4_0_mma_scales.h"
+#include "../common/row_blocks.h"
 
 #include <cstdint>
 #include <vector>
@@ -99,6 +100,17 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
     r.words = pack_mma_words([&](int64_t n, int64_t b, int col) { return q4_0_code(w[n * nblocks + b], col); }, 8, N, K);  // 8: zero
     r.scales = q4_0_mma_tile_scales(w, N, K);
     return r;
+}
+
+// The same pieces in row blocks of kMmaRowBlockTiles tiles (common/row_blocks.h), for rung 16,
+// whose copy thread brings a stage of a row block (8 tiles x 128 values of K) as one bulk copy of
+// words and one of scales:
+//   words:  [row block][K/64][tile in block][32 lanes][4]   (a piece: 512 bytes, two blocks)
+//   scales: [row block][K/32][tile in block][8]             (a piece: 32 bytes)
+constexpr int kMmaRowBlockTiles = 8;
+inline Q4_0MmaLayout order_q4_0_mma_by_row_block(const Q4_0MmaLayout& m) {
+    return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunk8, 32 * 4, kMmaRowBlockTiles),
+            order_by_row_block(m.scales, m.row_tiles, m.K / QK4_0, 8, kMmaRowBlockTiles)};
 }
 
 // What the kernel does to a word (the same code on the host for the tests): the int8 16·(n - 8) of the high (or, shifted, the

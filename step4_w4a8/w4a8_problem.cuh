@@ -36,7 +36,7 @@
 // (q4_0_layout.cuh); Q4_0 in mma.sync fragment order (w4a8_mma_layout.h); Q4_K repacked
 // (q4_k_layout.h) and in fragment order (q4_k_mma_layout.h); Q6_K repacked (q6_k_layout.h); and the baselines' FP32 matrix and int8 codes
 // n - 8. (None: the quantizer timed alone reads no weights.)
-enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_KStreams, Q4_KMma, Q6_KStreams, F32, Int8Codes, kCount };
+enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_0MmaRowBlocks, Q4_KStreams, Q4_KMma, Q6_KStreams, F32, Int8Codes, kCount };
 // The forms of the activations: Q8_1 made on the GPU by the pre-pass (ggml's blocks; the split
 // layout: codes, then (d, s) pairs; the split layout's codes with d as FP32, or with d and s as
 // FP32, one array each), or, for the baselines, the FP32 matrix itself and the Q8_1 codes as an int8 matrix.
@@ -66,6 +66,8 @@ inline double weight_form_bytes(WeightForm w, int64_t N, int64_t K) {
         case WeightForm::Q4_0Blocks: return nb * sizeof(block_q4_0);
         case WeightForm::Q4_0Streams: return nb * (16 + sizeof(ggml_half));
         case WeightForm::Q4_0Mma: return nb * 16 + (double)ceil_div(N, 16) * 16 * (K / QK4_0) * 2;  // codes, half2 pairs padded to 16 rows
+        case WeightForm::Q4_0MmaRowBlocks:  // the same pieces, padded to whole row blocks of 8 tiles
+            return (double)ceil_div(N, 16 * kMmaRowBlockTiles) * 16 * kMmaRowBlockTiles * (K / QK4_0) * (16 + 2);
         case WeightForm::Q4_KStreams: return (double)N * K / QK_K * sizeof(block_q4_K);
         case WeightForm::Q4_KMma:  // codes, then per 16 rows padded: a byte pair per sub-block, 4 bytes per super-block
             return nb * 16 + (double)ceil_div(N, 16) * 16 * ((K / QK4_0) * 2 + (K / QK_K) * 4);
@@ -162,6 +164,7 @@ class W4A8Problem {
         a.q4k_mma_words = copy(q4k_mma_words_, i), a.q4k_mma_sub_scales = copy(q4k_mma_sub_scales_, i);
         a.q4k_mma_d_dmin = reinterpret_cast<const uint2*>(copy(q4k_mma_d_dmin_, i));
         a.q4k_mma_d_sc = reinterpret_cast<const float2*>(copy(q4k_mma_d_sc_, i));
+        a.mma_block_words = copy(mma_block_words_, i), a.mma_block_scales = copy(mma_block_scales_, i);
         return a;
     }
 
@@ -281,7 +284,7 @@ class W4A8Problem {
 
     void prepare_weights() {
         const bool q4_0 = has(WeightForm::Q4_0Blocks) || has(WeightForm::Q4_0Streams) || has(WeightForm::Q4_0Mma) ||
-                          has(WeightForm::Int8Codes);
+                          has(WeightForm::Q4_0MmaRowBlocks) || has(WeightForm::Int8Codes);
         if (q4_0) Wq_ = quantize_rows_q4_0(W_, N, K);
         if (has(WeightForm::Q4_0Blocks)) w_blocks_ = upload_rotated(Wq_);
         if (has(WeightForm::Q4_0Streams)) {
@@ -293,6 +296,11 @@ class W4A8Problem {
             const Q4_0MmaLayout m = repack_q4_0_for_mma(Wq_, N, K);
             mma_words_ = upload_rotated(m.words);
             mma_scales_ = upload_rotated(m.scales);
+        }
+        if (has(WeightForm::Q4_0MmaRowBlocks) && K % kMmaChunk8 == 0) {
+            const Q4_0MmaLayout m = order_q4_0_mma_by_row_block(repack_q4_0_for_mma(Wq_, N, K));
+            mma_block_words_ = upload_rotated(m.words);
+            mma_block_scales_ = upload_rotated(m.scales);
         }
         const bool q4_k = has(WeightForm::Q4_KStreams) || has(WeightForm::Q4_KMma);
         if (q4_k && K % QK_K == 0) Wk_ = quantize_rows_q4_k(W_, N, K);  // likewise
@@ -443,7 +451,8 @@ class W4A8Problem {
     DeviceBuffer<uint8_t> w_qs_, q4k_headers_, q4k_codes_, q6k_low_, q6k_high_;
     DeviceBuffer<int8_t> q6k_scales_;
     DeviceBuffer<ggml_half> w_d_, q6k_d_;
-    DeviceBuffer<uint32_t> mma_words_, mma_scales_, q4k_mma_words_, q4k_mma_sub_scales_, q4k_mma_d_dmin_;
+    DeviceBuffer<uint32_t> mma_words_, mma_scales_, mma_block_words_, mma_block_scales_, q4k_mma_words_, q4k_mma_sub_scales_,
+        q4k_mma_d_dmin_;
     DeviceBuffer<float> q4k_mma_d_sc_;
     DeviceBuffer<block_q8_1> a_q8_;
     DeviceBuffer<int8_t> a_qs_;

@@ -265,6 +265,14 @@ __device__ __forceinline__ void load_token_fragments(uint32_t (&b)[C::kTilesM][2
     }
 }
 
+// The A fragment of one block from a lane's 16-byte piece of a tile (two blocks: words x, y the
+// first, z, w the second): four registers of int8 16·(n - 8), one LOP3 each (and a shift for two).
+__device__ __forceinline__ void block_a_fragment(uint32_t (&a)[4], const uint4& piece, int second, uint32_t sign) {
+    const uint32_t word_a = second ? piece.z : piece.x, word_b = second ? piece.w : piece.y;
+    a[0] = high_nibbles_to_int8(word_a, sign), a[1] = high_nibbles_to_int8(word_b, sign);
+    a[2] = high_nibbles_to_int8(word_a << 4, sign), a[3] = high_nibbles_to_int8(word_b << 4, sign);
+}
+
 // One warp, one stage: its 4 blocks of K, all its tiles.
 template <class C>
 __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
@@ -293,10 +301,8 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
         for (int tm = 0; tm < C::kTilesM; ++tm) da[tm] = a_scales[((wm * C::kTilesM + tm) * 8 + lane / 4) * C::kBlocks + block];
 #pragma unroll
         for (int tn = 0; tn < C::kTilesN; ++tn) {
-            const uint32_t word_a = (kb % 2 == 0) ? w[tn][kb / 2].x : w[tn][kb / 2].z;
-            const uint32_t word_b = (kb % 2 == 0) ? w[tn][kb / 2].y : w[tn][kb / 2].w;
-            const uint32_t a[4] = {high_nibbles_to_int8(word_a, sign), high_nibbles_to_int8(word_b, sign),
-                                   high_nibbles_to_int8(word_a << 4, sign), high_nibbles_to_int8(word_b << 4, sign)};
+            uint32_t a[4];
+            block_a_fragment(a, w[tn][kb / 2], kb % 2, sign);
             const int t = wn * C::kTilesN + tn;
             const float2 dw = __half22float2(bits_half2(
                 *reinterpret_cast<const uint32_t*>(w_scales + (t * C::kBlocks + block) * 32 + (lane / 4) * 4)));  // rows g, g + 8

@@ -63,9 +63,17 @@ __device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int
     }
 }
 // ... and the activations (written by the quantizer).
+template <class Tile = C>
 __device__ __forceinline__ void copy_activations(uint8_t* stage, uint64_t* full, int kt, const Maps& maps, int m0) {
-    tensor_copy_2d(stage + C::kActAt, &maps.act, kt * C::kBK, m0, full);
-    tensor_copy_2d(stage + C::kActScalesAt, &maps.act_scales, kt * C::kBlocks, m0, full);
+    tensor_copy_2d(stage + Tile::kActAt, &maps.act, kt * Tile::kBK, m0, full);
+    tensor_copy_2d(stage + Tile::kActScalesAt, &maps.act_scales, kt * Tile::kBlocks, m0, full);
+}
+// The two tensor maps of a tile of kBM tokens and kBK values of K (kBlocks blocks).
+template <class Tile = C>
+inline Maps activation_maps(const W4A8Args& p) {
+    return {tensor_map_2d(p.a_qs, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, p.M, p.K, Tile::kBM, Tile::kBK, CU_TENSOR_MAP_SWIZZLE_128B),
+            tensor_map_2d(p.a_d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, p.M, p.K / QK4_0, Tile::kBM, Tile::kBlocks,
+                          CU_TENSOR_MAP_SWIZZLE_NONE)};
 }
 
 __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_tma(W4A8Args p, const __grid_constant__ Maps maps) {
@@ -121,9 +129,7 @@ inline std::string w4a8_mma_int8_tma_why_not(const GemmCase& c, const Gpu&) {
 
 inline void launch_w4a8_mma_int8_tma(const W4A8Args& p, cudaStream_t s) {
     using namespace mma_int8_tma;
-    const Maps maps = {
-        tensor_map_2d(p.a_qs, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, p.M, p.K, C::kBM, C::kBK, CU_TENSOR_MAP_SWIZZLE_128B),
-        tensor_map_2d(p.a_d, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, p.M, p.K / QK4_0, C::kBM, C::kBlocks, CU_TENSOR_MAP_SWIZZLE_NONE)};
+    const Maps maps = activation_maps(p);
     CUDA_CHECK(cudaFuncSetAttribute(w4a8_mma_int8_tma, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
     launch_with_pdl(w4a8_mma_int8_tma, mma_int8::tile_grid<C>(p), dim3(C::kThreads), kSmemBytes, s, p, maps);
 }

@@ -7,9 +7,10 @@
 // rows) issues one wgmma m64n128k32 per block for all 128 tokens of the CTA: the weights as A from
 // registers (09's fragments and LOP3), the activation codes as B straight from the stage, where
 // the TMA wrote them with the 128-byte swizzle wgmma reads. Each block's int32 product must be
-// scaled before the next one's (every block has its own d_w and d_a), so a warpgroup waits for
-// it and scales it (I2FP, 09's TF32 outer product of d_w and d_a, FFMA); the other warpgroup's
-// warps, on the same schedulers, issue meanwhile. A copy warpgroup (one thread asks) brings each
+// scaled before the next one's (every block has its own d_w and d_a), so a warpgroup reads the
+// block's scales while the product runs, waits for it and scales it (I2FP, 09's TF32 outer
+// product of d_w and d_a, FFMA); the other warpgroup's warps, on the same schedulers, issue
+// meanwhile. A copy warpgroup (one thread asks) brings each
 // stage in four requests: the weights and their scales stored in row blocks (one bulk copy each,
 // w4a8_mma_layout.h) and the two activation boxes; full and empty mbarriers per stage. It gives
 // its registers to the math warpgroups (setmaxnreg), which hold 64 int32 products and 64 FP32 sums.
@@ -85,21 +86,19 @@ __device__ void copy_stages(const W4A8Args& p, const RowBlockWeights& w, const m
 // acc += the block's int32 product c, times 4·d_w·d_a (the TF32 outer product of the lane's rows'
 // d_w and each token tile's d_a, as in 09).
 __device__ __forceinline__ void scale_block(float (&acc)[1][kTokenTiles][4], const int (&c)[4 * kTokenTiles], float2 dw,
-                                            const float* a_scales, int kb) {
-    const int lane = threadIdx.x % 32;
+                                            const float (&da)[kTokenTiles]) {
 #pragma unroll
     for (int j = 0; j < kTokenTiles; ++j) {
-        const float da = a_scales[(8 * j + lane / 4) * C::kBlocks + kb];
         float scale[4];
-        outer_product_times4(scale, dw.x, dw.y, da);
+        outer_product_times4(scale, dw.x, dw.y, da[j]);
 #pragma unroll
         for (int i = 0; i < 4; ++i) acc[0][j][i] = fmaf((float)c[4 * j + i], scale[i], acc[0][j][i]);
     }
 }
 
-// A math warp's loop: per block, its warpgroup's wgmma, then (while it runs) the block's d_w;
-// the wait, and the scaling. A stage is released once its last block has been scaled (that reads
-// its scales). (Two blocks per wait, into two sets of products, was slower: LAB_NOTES.md.)
+// A math warp's loop: per block, its warpgroup's wgmma, then (while it runs) the block's d_w and
+// the 16 d_a its lane needs; the wait, and the scaling. A stage is released once its last block
+// has been scaled. (Two blocks per wait, into two sets of products, was slower: LAB_NOTES.md.)
 __device__ void multiply_k_tiles(float (&acc)[1][kTokenTiles][4], uint8_t* smem, uint64_t* full, uint64_t* empty, int k_tiles) {
     const int tile = threadIdx.x / 32, lane = threadIdx.x % 32;
     const uint32_t sign = 0x80808080u;
@@ -122,10 +121,13 @@ __device__ void multiply_k_tiles(float (&acc)[1][kTokenTiles][4], uint8_t* smem,
             wgmma_m64n128k32_s8_rs(c, a, desc + 2 * kb);  // block kb's 32 bytes: + 2 in the address field
             wgmma_commit();
             const float2 dw = __half22float2(bits_half2(w_scales[kb * C::kRowTiles * 8]));  // rows g, g + 8
+            float da[kTokenTiles];  // token g of each token tile's d_a, read while the product runs
+#pragma unroll
+            for (int j = 0; j < kTokenTiles; ++j) da[j] = a_scales[(8 * j + lane / 4) * C::kBlocks + kb];
             wgmma_wait<0>();
             keep_registers(c);
             keep_registers(a);
-            scale_block(acc, c, dw, a_scales, kb);
+            scale_block(acc, c, dw, da);
         }
         arrive(&empty[at.stage]);
     }

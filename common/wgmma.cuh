@@ -1,4 +1,5 @@
-// wgmma.cuh - Hopper's warpgroup matrix multiply (sm_90a): the instructions step 3's rung 07 uses.
+// wgmma.cuh - Hopper's warpgroup matrix multiply (sm_90a): the instructions step 3's rung 07 and
+// step 4's rung 16 use.
 //
 // mma.sync (mma.cuh) is a warp's synchronous 16x8x16 product: the warp issues it, waits for it,
 // and issues the next; on the H200 it tops out near 600 TFLOPS fp16. wgmma.mma_async is issued by
@@ -7,7 +8,8 @@
 // weights) while the tensor cores work, and wait for it only when they need its result or its
 // inputs back. That is how cuBLAS reaches 700+ TFLOPS on this GPU.
 //   A (64 x 16) comes from registers, in mma.sync's A fragment layout, warp w of the group holding
-//     rows 16w..16w+15; or from shared memory. Step 3 feeds it the dequantized weights.
+//     rows 16w..16w+15; or from shared memory. Step 3 feeds it the dequantized weights; step 4
+//     the int8 codes 16·(n - 8), 64 x 32 per instruction (K is 32 for 8-bit operands).
 //   B (16 x N) comes from shared memory, described by a 64-bit matrix descriptor (below).
 //   D (64 x N, FP32) stays in registers: per warp, per 8 columns, mma.sync's C fragment (4 floats).
 // The rules that make it correct: wgmma_fence() before the first wgmma that reads registers

@@ -33,7 +33,8 @@
 #include <vector>
 
 // The forms of the weights: ggml's Q4_0 blocks; the same bytes in two 16-byte aligned streams
-// (q4_0_layout.cuh); Q4_0 in mma.sync fragment order (w4a8_mma_layout.h); Q4_K repacked
+// (q4_0_layout.cuh); Q4_0 in mma.sync fragment order (w4a8_mma_layout.h), also ordered in row
+// blocks of 8 tiles (the same file; rung 16); Q4_K repacked
 // (q4_k_layout.h) and in fragment order (q4_k_mma_layout.h); Q6_K repacked (q6_k_layout.h); and the baselines' FP32 matrix and int8 codes
 // n - 8. (None: the quantizer timed alone reads no weights.)
 enum class WeightForm { None, Q4_0Blocks, Q4_0Streams, Q4_0Mma, Q4_0MmaRowBlocks, Q4_KStreams, Q4_KMma, Q6_KStreams, F32, Int8Codes, kCount };

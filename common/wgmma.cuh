@@ -22,6 +22,7 @@
 #include "shared_address.cuh"
 
 #include <cstdint>
+#include <type_traits>
 
 // Registers written by ordinary instructions are ready for the wgmmas that follow.
 __device__ __forceinline__ void wgmma_fence() {
@@ -49,13 +50,9 @@ __device__ __forceinline__ void keep_registers(float (&r)[N]) {
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
 }
-template <int N>
-__device__ __forceinline__ void keep_registers(uint32_t (&r)[N]) {
-#pragma unroll
-    for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
-}
-template <int N>
-__device__ __forceinline__ void keep_registers(int (&r)[N]) {
+template <class Int, int N>  // 32-bit integers: A fragments (uint32_t), int8 products (int)
+__device__ __forceinline__ void keep_registers(Int (&r)[N]) {
+    static_assert(std::is_integral<Int>::value && sizeof(Int) == 4, "one 32-bit register per element");
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
 }

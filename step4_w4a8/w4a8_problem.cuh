@@ -293,15 +293,19 @@ class W4A8Problem {
             w_qs_ = upload_rotated(r.qs);
             w_d_ = upload_rotated(r.d);
         }
-        if (has(WeightForm::Q4_0Mma) && K % kMmaChunk8 == 0) {  // the kernels that read it SKIP other K
+        // Fragment order, by tile or in row blocks: one repack serves both (the kernels that read
+        // them SKIP other K).
+        if ((has(WeightForm::Q4_0Mma) || has(WeightForm::Q4_0MmaRowBlocks)) && K % kMmaChunk8 == 0) {
             const Q4_0MmaLayout m = repack_q4_0_for_mma(Wq_, N, K);
-            mma_words_ = upload_rotated(m.words);
-            mma_scales_ = upload_rotated(m.scales);
-        }
-        if (has(WeightForm::Q4_0MmaRowBlocks) && K % kMmaChunk8 == 0) {
-            const Q4_0MmaLayout m = order_q4_0_mma_by_row_block(repack_q4_0_for_mma(Wq_, N, K));
-            mma_block_words_ = upload_rotated(m.words);
-            mma_block_scales_ = upload_rotated(m.scales);
+            if (has(WeightForm::Q4_0Mma)) {
+                mma_words_ = upload_rotated(m.words);
+                mma_scales_ = upload_rotated(m.scales);
+            }
+            if (has(WeightForm::Q4_0MmaRowBlocks)) {
+                const Q4_0MmaLayout rows = order_q4_0_mma_by_row_block(m);
+                mma_block_words_ = upload_rotated(rows.words);
+                mma_block_scales_ = upload_rotated(rows.scales);
+            }
         }
         const bool q4_k = has(WeightForm::Q4_KStreams) || has(WeightForm::Q4_KMma);
         if (q4_k && K % QK_K == 0) Wk_ = quantize_rows_q4_k(W_, N, K);  // likewise

@@ -273,6 +273,16 @@ __device__ __forceinline__ void block_a_fragment(uint32_t (&a)[4], const uint4& 
     a[2] = high_nibbles_to_int8(word_a << 4, sign), a[3] = high_nibbles_to_int8(word_b << 4, sign);
 }
 
+// The scale epilogue of one 16 x 8 tile and block: acc += c, the block's int32 products, times
+// 4·d_w·d_a of the lane's four outputs (exact, from the tensor cores: outer_product_times4 of
+// the d_w of rows g and g + 8 and the d_a of token g). Rung 16 runs it on its wgmma's tiles.
+__device__ __forceinline__ void add_scaled_products(float (&acc)[4], const int* c, float2 dw, float da) {
+    float scale[4];
+    outer_product_times4(scale, dw.x, dw.y, da);
+#pragma unroll
+    for (int i = 0; i < 4; ++i) acc[i] = fmaf((float)c[i], scale[i], acc[i]);
+}
+
 // One warp, one stage: its 4 blocks of K, all its tiles.
 template <class C>
 __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTilesM][4], const uint8_t* stage, int wn, int wm,
@@ -310,10 +320,7 @@ __device__ __forceinline__ void compute_stage(float (&acc)[C::kTilesN][C::kTiles
             for (int tm = 0; tm < C::kTilesM; ++tm) {
                 int c[4] = {0, 0, 0, 0};
                 mma_m16n8k32_s8_s32(c, a, b[tm]);
-                float scale[4];  // 4·d_w·d_a of the lane's four outputs, exact, from the tensor cores
-                outer_product_times4(scale, dw.x, dw.y, da[tm]);
-#pragma unroll
-                for (int i = 0; i < 4; ++i) acc[tn][tm][i] = fmaf((float)c[i], scale[i], acc[tn][tm][i]);
+                add_scaled_products(acc[tn][tm], c, dw, da[tm]);
             }
         }
     }

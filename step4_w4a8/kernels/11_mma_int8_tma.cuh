@@ -120,11 +120,16 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
 
 }  // namespace mma_int8_tma
 
-// M > 128 only, 09's large-tile range: below M = 129 09 chooses narrower tiles, and so does this rung's row.
-inline std::string w4a8_mma_int8_tma_why_not(const GemmCase& c, const Gpu&) {
+// Where a rung built for 09's large-tile range (this one, 16) runs: K a multiple of a warp's 128
+// values, M > 128 (below M = 129 09 chooses narrower tiles, and so do these rungs' rows), and
+// tiles of `tokens` that the grid's y can hold. `tile` names the rung's tile in its SKIP line.
+inline std::string large_tile_why_not(const GemmCase& c, const std::string& tile, int tokens) {
     if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
-    if (c.M <= 128) return "the TMA tile is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
-    return grid_limit_reason('y', ceil_div(c.M, mma_int8_tma::C::kBM));
+    if (c.M <= 128) return tile + " is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
+    return grid_limit_reason('y', ceil_div(c.M, (int64_t)tokens));
+}
+inline std::string w4a8_mma_int8_tma_why_not(const GemmCase& c, const Gpu&) {
+    return large_tile_why_not(c, "the TMA tile", mma_int8_tma::C::kBM);
 }
 
 inline void launch_w4a8_mma_int8_tma(const W4A8Args& p, cudaStream_t s) {

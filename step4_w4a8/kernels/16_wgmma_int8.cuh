@@ -83,17 +83,12 @@ __device__ void copy_stages(const W4A8Args& p, const RowBlockWeights& w, const m
     }
 }
 
-// acc += the block's int32 product c, times 4·d_w·d_a (the TF32 outer product of the lane's rows'
-// d_w and each token tile's d_a, as in 09).
+// acc += the block's int32 products c, times 4·d_w·d_a: 09's epilogue on each of the 16 token
+// tiles (c holds them in mma.sync's C layout, 4 per tile).
 __device__ __forceinline__ void scale_block(float (&acc)[1][kTokenTiles][4], const int (&c)[4 * kTokenTiles], float2 dw,
                                             const float (&da)[kTokenTiles]) {
 #pragma unroll
-    for (int j = 0; j < kTokenTiles; ++j) {
-        float scale[4];
-        outer_product_times4(scale, dw.x, dw.y, da[j]);
-#pragma unroll
-        for (int i = 0; i < 4; ++i) acc[0][j][i] = fmaf((float)c[4 * j + i], scale[i], acc[0][j][i]);
-    }
+    for (int j = 0; j < kTokenTiles; ++j) mma_int8::add_scaled_products(acc[0][j], &c[4 * j], dw, da[j]);
 }
 
 // A math warp's loop: per block, its warpgroup's wgmma, then (while it runs) the block's d_w and
@@ -164,11 +159,8 @@ __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBl
 // What this kernel needs to run: sm_90a code (wgmma), which only an sm_90 GPU runs.
 constexpr ArchNeed kWgmmaInt8Arch{90, true};
 
-// M > 128 only, as rung 11: below M = 129 09 chooses narrower tiles.
 inline std::string w4a8_wgmma_int8_why_not(const GemmCase& c, const Gpu&) {
-    if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
-    if (c.M <= 128) return "the wgmma tile is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
-    return grid_limit_reason('y', ceil_div(c.M, wgmma_int8::C::kBM));
+    return large_tile_why_not(c, "the wgmma tile", wgmma_int8::C::kBM);
 }
 
 inline void launch_w4a8_wgmma_int8(const W4A8Args& p, cudaStream_t s) {

@@ -29,7 +29,11 @@ add_sanitizer_run(step4_racecheck_read_floor racecheck step4_w4a8 --read-floor -
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;
 # M > 128 also mma_int8_tma (sm_90): 129x4100x128 one stage, 200x4100x640 five stages through four buffers,
 # a ragged token tile (72 of 128) and row tile; and wgmma_int8 (sm_90a): one stage, five of its six
-# buffers, 34 stages through six (4352), a ragged row block (4100 = 32 blocks and 4 rows).
+# buffers, 34 stages through six (4352), a ragged row block (4100 = 32 blocks and 4 rows). On a GPU
+# of 132 SMs rung 16 also splits its last, partial wave's tiles in K (common/split_tail.cuh): 513 x
+# 4100 x 768 in 3 pieces of 2 stages (165 tiles, 33 split), 129 x 8500 x 512 in 4 pieces of one stage
+# (134 tiles, 2 split), 1100 x 4100 x 640 in 3 pieces (297 tiles, 33 split, the last on a ragged
+# token tile).
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
@@ -71,7 +75,9 @@ add_gpu_shape_tests(step4 step4_w4a8
   16x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
   37x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
   129x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k
-  513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k)
+  513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k
+  129x8500x512:mma_int8+mma_int8_tma+wgmma_int8
+  1100x4100x640:mma_int8+wgmma_int8)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -104,6 +110,10 @@ add_sanitizer_test(step4_racecheck_mma_int8_tma_129x100x1280 racecheck step4_w4a
 add_sanitizer_test(step4_memcheck_wgmma_int8_131x100x896 memcheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
 add_sanitizer_test(step4_racecheck_wgmma_int8_131x100x896 racecheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
 add_sanitizer_test(step4_synccheck_wgmma_int8_131x100x896 synccheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
+# ... and with its tail split (132 SMs: 2 tiles in 4 pieces, then sum_split_tiles): the pieces'
+# sums stay inside the workspace and the summed tiles inside C.
+add_sanitizer_test(step4_memcheck_wgmma_int8_split_129x8500x512 memcheck step4_w4a8 --m 129 --n 8500 --k 512 --kernel wgmma_int8)
+add_sanitizer_test(step4_synccheck_wgmma_int8_split_129x8500x512 synccheck step4_w4a8 --m 129 --n 8500 --k 512 --kernel wgmma_int8)
 # gemv_resident alone: 480 threads per CTA leave room for one CTA per SM, so 500 stages of rows are more
 # than the CTAs and each CTA reuses its buffers of row sums.
 add_sanitizer_test(step4_racecheck_resident_2x2000x15360 racecheck step4_w4a8 --m 2 --n 2000 --k 15360 --kernel gemv_resident)

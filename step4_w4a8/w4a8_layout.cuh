@@ -62,6 +62,10 @@ struct W4A8Inputs : W4A8Args {
     // a stage of a row block is one bulk copy of words and one of scales.
     const uint32_t* mma_block_words;
     const uint32_t* mma_block_scales;
+    // Rung 16's schedule (common/split_tail.cuh): the GPU's SMs, and the workspace where the
+    // pieces of a tail tile leave their partial sums.
+    int sms;
+    float* split_partials;
 };
 
 // The (d, s) pair of a Q8_1 block, one 4-byte load.

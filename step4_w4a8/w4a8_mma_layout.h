@@ -108,6 +108,8 @@ inline Q4_0MmaLayout repack_q4_0_for_mma(const std::vector<block_q4_0>& w, int64
 //   words:  [row block][K/64][tile in block][32 lanes][4]   (a piece: 512 bytes, two blocks)
 //   scales: [row block][K/32][tile in block][8]             (a piece: 32 bytes)
 constexpr int kMmaRowBlockTiles = 8;
+// Rung 16's output tile: a row block of weight rows x 128 tokens (what its split workspace holds per piece).
+constexpr int kRowBlockTileValues = kMmaRowBlockTiles * kMmaRows8 * 128;
 inline Q4_0MmaLayout order_q4_0_mma_by_row_block(const Q4_0MmaLayout& m) {
     return {m.row_tiles, m.K, order_by_row_block(m.words, m.row_tiles, m.K / kMmaChunk8, 32 * 4, kMmaRowBlockTiles),
             order_by_row_block(m.scales, m.row_tiles, m.K / QK4_0, 8, kMmaRowBlockTiles)};

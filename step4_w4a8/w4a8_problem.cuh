@@ -22,6 +22,7 @@
 #include "../common/q6_k_layout.h"
 #include "../common/q6_k_q8_1.h"
 #include "../common/reference_gemm.h"
+#include "../common/split_tail.cuh"
 #include "w4a8_layout.cuh"
 #include "q4_k_mma_layout.h"
 #include "w4a8_mma_layout.h"
@@ -166,6 +167,7 @@ class W4A8Problem {
         a.q4k_mma_d_dmin = reinterpret_cast<const uint2*>(copy(q4k_mma_d_dmin_, i));
         a.q4k_mma_d_sc = reinterpret_cast<const float2*>(copy(q4k_mma_d_sc_, i));
         a.mma_block_words = copy(mma_block_words_, i), a.mma_block_scales = copy(mma_block_scales_, i);
+        a.sms = gpu_.sms, a.split_partials = split_partials_.get();
         return a;
     }
 
@@ -278,6 +280,7 @@ class W4A8Problem {
             if (acts_[a] && a != (int)ActivationForm::F32)
                 (made_by_prepass((ActivationForm)a) ? single : rotated) += activation_form_bytes((ActivationForm)a, M, K);
         if (has(WeightForm::Int8Codes)) single += 4.0 * M * N;
+        if (has(WeightForm::Q4_0MmaRowBlocks)) single += 4.0 * split_tail_floats(gpu_.sms, kRowBlockTileValues);
         const double read = (std::isfinite(smallest) ? smallest : 0.0) + 4.0 * M * K;
         rot_ = plan_l2_rotation(gpu_, (size_t)read, !opt.check_only);
         require_device_memory(gpu_, (size_t)(rot_.copies * rotated + single));
@@ -307,6 +310,9 @@ class W4A8Problem {
                 mma_block_scales_ = upload_rotated(rows.scales);
             }
         }
+        // Rung 16's schedule splits a partial last wave's tiles in K (common/split_tail.cuh):
+        // where the pieces leave their partial sums.
+        if (has(WeightForm::Q4_0MmaRowBlocks)) split_partials_ = DeviceBuffer<float>(split_tail_floats(gpu_.sms, kRowBlockTileValues));
         const bool q4_k = has(WeightForm::Q4_KStreams) || has(WeightForm::Q4_KMma);
         if (q4_k && K % QK_K == 0) Wk_ = quantize_rows_q4_k(W_, N, K);  // likewise
         if (has(WeightForm::Q4_KStreams) && K % QK_K == 0) {
@@ -467,4 +473,5 @@ class W4A8Problem {
     DeviceBuffer<uint8_t> late_q8_, late_qs_, late_ds_, late_d_, late_s_;  // their checked bytes (deliver_activations_late)
     DeviceBuffer<float> c_;
     DeviceBuffer<int32_t> c_i32_;
+    DeviceBuffer<float> split_partials_;
 };

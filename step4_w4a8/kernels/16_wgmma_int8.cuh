@@ -14,15 +14,18 @@
 // stage in four requests: the weights and their scales stored in row blocks (one bulk copy each,
 // w4a8_mma_layout.h) and the two activation boxes; full and empty mbarriers per stage. It gives
 // its registers to the math warpgroups (setmaxnreg), which hold 64 int32 products and 64 FP32 sums.
+// One CTA per SM: where the 128 x 128 tiles make a partial last wave (N = 14336: 448 tiles, 3.4
+// waves of 132 SMs), the schedule splits that wave's tiles in K and a second kernel adds their
+// pieces (common/split_tail.cuh).
 // Improves: no IMMA, LDSM or swizzle arithmetic in the loop, the unpacking done once per 128
 // tokens, no copies; what the math warps issue is mostly the scale epilogue.
 // Limit: that epilogue, a conversion and an FMA per output and block, is still the warps' work,
-// and a warpgroup idles while it waits for each block's product: two chains per SM. 128 x 128
-// tiles leave a partial last wave where they make more than one (N = 14336: 448 tiles).
+// and a warpgroup idles while it waits for each block's product: two chains per SM.
 #pragma once
 
 #include "../../common/gemm_case.h"
 #include "../../common/gpu.cuh"
+#include "../../common/split_tail.cuh"
 #include "../../common/tma.cuh"
 #include "../../common/wgmma.cuh"
 #include "09_mma_int8.cuh"
@@ -48,6 +51,7 @@ static_assert(C::kRowTiles == kMathWarps && C::kRowTiles == kMmaRowBlockTiles, "
 static_assert(C::kBK == 128 && C::kBlocks == 4, "a stage's activation rows are one 128-byte swizzle span: 4 blocks");
 static_assert(C::kActAt % 1024 == 0 && kStageStride % 1024 == 0, "swizzled boxes start on 1024-byte boundaries");
 static_assert(C::kActScaleBytes / C::kBM == 16, "a token's scales in a stage: one 16-byte box row");
+static_assert(C::kRowTiles * kMmaRows8 * C::kBM == kRowBlockTileValues, "the problem sizes the split workspace for these tiles");
 static_assert(kSmemBytes <= 227 * 1024, "an sm_90 CTA has at most 227 KB of shared memory");
 
 // The weights in row blocks of 8 tiles (W4A8Inputs' mma_block_words and mma_block_scales), the
@@ -65,19 +69,21 @@ __device__ __forceinline__ void copy_weights(uint8_t* stage, uint64_t* full, int
               full);
 }
 
-// The copy thread: the first stages' weights before the PDL wait, their activations after it,
-// then each stage once the math threads have released its buffer: four requests a stage.
+// The copy thread: stages k_begin .. k_end - 1 of K, the first ones' weights before the PDL wait,
+// their activations after it, then each stage once the math threads have released its buffer:
+// four requests a stage.
 __device__ void copy_stages(const W4A8Args& p, const RowBlockWeights& w, const mma_int8_tma::Maps& maps, uint8_t* smem, uint64_t* full,
-                            uint64_t* empty, int row_block, int m0) {
+                            uint64_t* empty, int row_block, int m0, int k_begin, int k_end) {
     using mma_int8_tma::copy_activations;
-    const int k_tiles = p.K / C::kBK, first = min(C::kStages, k_tiles);
+    const int first = min(C::kStages, k_end - k_begin);
     auto stage = [&](int s) { return smem + s * kStageStride; };
-    for (int s = 0; s < first; ++s) arrive_expect_tx(&full[s], C::kStageBytes), copy_weights(stage(s), &full[s], s, w, p.K, row_block);
+    for (int s = 0; s < first; ++s)
+        arrive_expect_tx(&full[s], C::kStageBytes), copy_weights(stage(s), &full[s], k_begin + s, w, p.K, row_block);
     wait_for_prerequisite_grids();
-    for (int s = 0; s < first; ++s) copy_activations<C>(stage(s), &full[s], s, maps, m0);
-    for (int kt = first; kt < k_tiles; ++kt) {
-        const int s = kt % C::kStages;
-        wait_barrier(&empty[s], (kt / C::kStages - 1) & 1);
+    for (int s = 0; s < first; ++s) copy_activations<C>(stage(s), &full[s], k_begin + s, maps, m0);
+    for (int i = first; i < k_end - k_begin; ++i) {
+        const int s = i % C::kStages, kt = k_begin + i;
+        wait_barrier(&empty[s], (i / C::kStages - 1) & 1);
         arrive_expect_tx(&full[s], C::kStageBytes);
         copy_weights(stage(s), &full[s], kt, w, p.K, row_block), copy_activations<C>(stage(s), &full[s], kt, maps, m0);
     }
@@ -128,14 +134,44 @@ __device__ void multiply_k_tiles(float (&acc)[1][kTokenTiles][4], uint8_t* smem,
     }
 }
 
+// Tile t of the schedule: the tiles in the order of a grid of (row blocks, token tiles), so that
+// neighbouring CTAs share a token tile's activations in L2.
+struct TileOrigin {
+    int row_block, m0;
+};
+__device__ __forceinline__ TileOrigin tile_origin(const W4A8Args& p, int tile) {
+    const int row_blocks = (p.N + kMmaRows8 * C::kRowTiles - 1) / (kMmaRows8 * C::kRowTiles);
+    return {tile % row_blocks, tile / row_blocks * C::kBM};
+}
+
+// A split tail tile's summed float4 q of math thread t (common/split_tail.cuh's sum_split_tiles):
+// its token tile q's four outputs, where store_mma_tiles would write them.
+struct StoreSummedTile {
+    float* c;
+    int M, N;
+    __device__ void operator()(int tile, int q, int t, float4 v) const {
+        const int row_blocks = (N + kMmaRows8 * C::kRowTiles - 1) / (kMmaRows8 * C::kRowTiles);
+        const int lane = t % 32, n = ((tile % row_blocks) * C::kRowTiles + t / 32) * kMmaRows8 + lane / 4;
+        const int m = tile / row_blocks * C::kBM + 8 * q + 2 * (lane % 4);
+        const float out[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+        for (int e = 0; e < 4; ++e)
+            if (n + 8 * (e / 2) < N && m + e % 2 < M) c[(size_t)(m + e % 2) * N + n + 8 * (e / 2)] = out[e];
+    }
+};
+
+// TAIL_PIECES: the schedule splits tail tiles (an instance of its own: the few lines that store a
+// piece's sums, compiled into the math warps, cost the loop 1-2% where nothing is split).
+template <bool TAIL_PIECES>
 __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBlockWeights w,
-                                                                const __grid_constant__ mma_int8_tma::Maps maps) {
+                                                                const __grid_constant__ mma_int8_tma::Maps maps, SplitTail split) {
     extern __shared__ __align__(1024) uint8_t smem[];
     if (threadIdx.x == 0 && shared_address(smem) % 1024 != 0) __trap();
     uint64_t* full = reinterpret_cast<uint64_t*>(smem + C::kStages * kStageStride);  // stage landed
     uint64_t* empty = full + C::kStages;                                              // stage read by every math thread
     const int warp = threadIdx.x / 32;
-    const int tile0 = blockIdx.x * C::kRowTiles, m0 = blockIdx.y * C::kBM;
+    const SplitWork work = split_work(split, blockIdx.x);
+    const TileOrigin at = tile_origin(p, work.tile);
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps);
         fence_barrier_init();
@@ -143,15 +179,23 @@ __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBl
     __syncthreads();
     if (warp >= kMathWarps) {
         registers_down<kCopyRegisters>();
-        if (threadIdx.x == 32 * kMathWarps) copy_stages(p, w, maps, smem, full, empty, blockIdx.x, m0);
+        if (threadIdx.x == 32 * kMathWarps) copy_stages(p, w, maps, smem, full, empty, at.row_block, at.m0, work.k_begin, work.k_end);
         return;
     }
     registers_up<kMathRegisters>();
     float acc[1][kTokenTiles][4] = {};
-    multiply_k_tiles(acc, smem, full, empty, p.K / C::kBK);
+    multiply_k_tiles(acc, smem, full, empty, work.k_steps());
     // The codes were 16·(n - 8) and the scale products 4·d_w·d_a: the sums are 64 times the outputs.
     scale_mma_tiles(acc, 1.f / 64);
-    store_mma_tiles(acc, p.c, p.M, p.N, (tile0 + warp) * kMmaRows8, m0);
+    if constexpr (TAIL_PIECES) {
+        // The loop needed every register: which piece this is, is derived again rather than held.
+        const SplitWork piece = split_work(split, cta_index_again());
+        if (piece.piece >= 0) {  // a piece of a tail tile: sum_split_tiles adds the pieces (common/split_tail.cuh)
+            store_split_piece<4 * kTokenTiles, 32 * kMathWarps>(&acc[0][0][0], split, piece, thread_index_again());
+            return;
+        }
+    }
+    store_mma_tiles(acc, p.c, p.M, p.N, (at.row_block * C::kRowTiles + warp) * kMmaRows8, at.m0);
 }
 
 }  // namespace wgmma_int8
@@ -163,11 +207,24 @@ inline std::string w4a8_wgmma_int8_why_not(const GemmCase& c, const Gpu&) {
     return large_tile_why_not(c, "the wgmma tile", wgmma_int8::C::kBM);
 }
 
+// The schedule of a case's tiles (common/split_tail.cuh): one CTA per SM, the tail split in K.
+inline SplitTail wgmma_int8_schedule(const W4A8Args& p, int sms) {
+    using namespace wgmma_int8;
+    const dim3 grid = mma_int8::tile_grid<C>(p);
+    return plan_split_tail((int)(grid.x * grid.y), sms, p.K / C::kBK);
+}
+
 inline void launch_w4a8_wgmma_int8(const W4A8Args& p, cudaStream_t s) {
     using namespace wgmma_int8;
     const W4A8Inputs& in = static_cast<const W4A8Inputs&>(p);  // every row's launcher is handed one
     const mma_int8_tma::Maps maps = mma_int8_tma::activation_maps<C>(p);
-    CUDA_CHECK(cudaFuncSetAttribute(w4a8_wgmma_int8, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
-    launch_with_pdl(w4a8_wgmma_int8, mma_int8::tile_grid<C>(p), dim3(kThreads), kSmemBytes, s, p,
-                    RowBlockWeights{in.mma_block_words, in.mma_block_scales}, maps);
+    SplitTail split = wgmma_int8_schedule(p, in.sms);
+    split.partials = in.split_partials;
+    auto kernel = split.tail > 0 ? w4a8_wgmma_int8<true> : w4a8_wgmma_int8<false>;
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSmemBytes));
+    launch_with_pdl(kernel, dim3(split.ctas()), dim3(kThreads), kSmemBytes, s, p, RowBlockWeights{in.mma_block_words, in.mma_block_scales}, maps,
+                    split);
+    if (split.tail > 0)
+        launch_with_pdl(sum_split_tiles<4 * kTokenTiles, 32 * kMathWarps, StoreSummedTile>, dim3(split.tail), dim3(32 * kMathWarps), 0, s,
+                        split, StoreSummedTile{p.c, p.M, p.N});
 }

@@ -35,9 +35,9 @@ struct SplitTail {
 // whole tile.
 struct SplitWork {
     int tile, piece, k_begin, k_end;
-    __device__ int k_steps() const { return k_end - k_begin; }
+    __host__ __device__ int k_steps() const { return k_end - k_begin; }
 };
-__device__ __forceinline__ SplitWork split_work(const SplitTail& s, int cta) {
+__host__ __device__ __forceinline__ SplitWork split_work(const SplitTail& s, int cta) {
     if (cta < s.whole) return {cta, -1, 0, s.k_steps};
     const int t = (cta - s.whole) / s.parts, piece = (cta - s.whole) % s.parts;
     return {s.whole + t, piece, piece * s.k_steps / s.parts, (piece + 1) * s.k_steps / s.parts};

@@ -1,17 +1,21 @@
 // Host-only unit tests of common/: the checkers, the reference GEMM and its row sampling, the
 // data generator, the option parser's accepting paths (its rejecting paths exit 2 and are tested
-// through tests/cli_table.sh), the cold-L2 plan, grid limits, peaks and the architecture gate.
+// through tests/cli_table.sh), the cold-L2 plan, grid limits, the GEMVs' shapes, the split-tail
+// schedule, peaks and the architecture gate.
 // Needs no GPU. Ends with "N passed, M failed".
 #include "common.cuh"
 #include "gemv_mma.cuh"
 #include "gemv_resident.cuh"
 #include "llama_times.h"
 #include "reference_gemm.h"
+#include "split_tail.cuh"
 #include "ptx_fragment_tables.h"
 #include "tolerance_canary.h"
 #include "unit_test.h"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 
 static bool passes(float got, double ref, Tolerance tol) {
@@ -352,6 +356,35 @@ static void test_llama_times() {
     EXPECT(find_llama_time(both, 1, 4096, 14336, "q6_k") == nullptr);
 }
 
+// The schedule that splits a partial last wave in K (step 4's rung 16): split where the model
+// says it pays, as at the H200's summit shapes (132 SMs, 32 stages), and, for any shape, the
+// CTAs cover every stage of every tile once: a whole tile all of K, a tail tile's pieces their
+// stages in order, none empty.
+static void test_split_tail() {
+    const SplitTail n14336 = plan_split_tail(448, 132, 32);  // M = 512, N = 14336: 3 waves and 52 tiles
+    EXPECT(n14336.parts == 2 && n14336.whole == 396 && n14336.tail == 52 && n14336.ctas() == 500);
+    EXPECT(plan_split_tail(128, 132, 32).parts == 1);   // M = 512, N = 4096: one wave
+    EXPECT(plan_split_tail(1024, 132, 32).parts == 1);  // M = 4096: the last wave (100 tiles) too full to gain
+    EXPECT(plan_split_tail(264, 132, 32).parts == 1);   // whole waves
+    EXPECT(plan_split_tail(134, 132, 4).parts == 4);    // the tests' 129 x 8500 x 512: pieces of one stage
+    for (int sms : {1, 3, 132})
+        for (int k_steps : {1, 2, 6, 32})
+            for (int tiles = 1; tiles <= 600; tiles += 7) {
+                const SplitTail s = plan_split_tail(tiles, sms, k_steps);
+                EXPECT(s.parts >= 1 && s.parts <= std::min(kMaxSplitParts, k_steps) && s.whole + s.tail == tiles);
+                std::vector<int> next(tiles, 0);
+                for (int cta = 0; cta < s.ctas(); ++cta) {
+                    const SplitWork w = split_work(s, cta);
+                    const bool in_range = w.tile >= 0 && w.tile < tiles;
+                    EXPECT(in_range && (w.piece < 0) == (w.tile < s.whole));
+                    if (!in_range) continue;
+                    EXPECT(w.k_begin == next[w.tile] && w.k_end > w.k_begin);
+                    next[w.tile] = w.k_end;
+                }
+                EXPECT(std::all_of(next.begin(), next.end(), [&](int k) { return k == k_steps; }));
+            }
+}
+
 int main() {
     test_check_close();
     test_check_bytes();
@@ -361,6 +394,7 @@ int main() {
     test_launch_limits();
     test_gemv_resident_shape();
     test_gemv_mma_slices();
+    test_split_tail();
     test_peaks_and_arch_gate();
     test_reference_gemm();
     test_data();

@@ -139,8 +139,8 @@ __device__ void multiply_k_tiles(float (&acc)[1][kTokenTiles][4], uint8_t* smem,
 struct TileOrigin {
     int row_block, m0;
 };
-__device__ __forceinline__ TileOrigin tile_origin(const W4A8Args& p, int tile) {
-    const int row_blocks = (p.N + kMmaRows8 * C::kRowTiles - 1) / (kMmaRows8 * C::kRowTiles);
+__device__ __forceinline__ TileOrigin tile_origin(int N, int tile) {
+    const int row_blocks = (N + kMmaRows8 * C::kRowTiles - 1) / (kMmaRows8 * C::kRowTiles);
     return {tile % row_blocks, tile / row_blocks * C::kBM};
 }
 
@@ -150,9 +150,9 @@ struct StoreSummedTile {
     float* c;
     int M, N;
     __device__ void operator()(int tile, int q, int t, float4 v) const {
-        const int row_blocks = (N + kMmaRows8 * C::kRowTiles - 1) / (kMmaRows8 * C::kRowTiles);
-        const int lane = t % 32, n = ((tile % row_blocks) * C::kRowTiles + t / 32) * kMmaRows8 + lane / 4;
-        const int m = tile / row_blocks * C::kBM + 8 * q + 2 * (lane % 4);
+        const TileOrigin at = tile_origin(N, tile);
+        const int lane = t % 32, n = (at.row_block * C::kRowTiles + t / 32) * kMmaRows8 + lane / 4;
+        const int m = at.m0 + 8 * q + 2 * (lane % 4);
         const float out[4] = {v.x, v.y, v.z, v.w};
 #pragma unroll
         for (int e = 0; e < 4; ++e)
@@ -161,7 +161,7 @@ struct StoreSummedTile {
 };
 
 // TAIL_PIECES: the schedule splits tail tiles (an instance of its own: the few lines that store a
-// piece's sums, compiled into the math warps, cost the loop 1-2% where nothing is split).
+// piece's sums, compiled into the math warps, cost the loop about 2% where nothing is split).
 template <bool TAIL_PIECES>
 __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBlockWeights w,
                                                                 const __grid_constant__ mma_int8_tma::Maps maps, SplitTail split) {
@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBl
     uint64_t* empty = full + C::kStages;                                              // stage read by every math thread
     const int warp = threadIdx.x / 32;
     const SplitWork work = split_work(split, blockIdx.x);
-    const TileOrigin at = tile_origin(p, work.tile);
+    const TileOrigin at = tile_origin(p.N, work.tile);
     if (threadIdx.x == 0) {
         for (int s = 0; s < C::kStages; ++s) init_barrier(&full[s], 1), init_barrier(&empty[s], 32 * kMathWarps);
         fence_barrier_init();

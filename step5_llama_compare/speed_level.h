@@ -24,9 +24,11 @@
 
 // The shapes of level 4: llama.cpp's three matrices at these batch sizes.
 const std::vector<long long> kSpeedLevelM = {1, 4, 16, 128, 512};
-// The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores above).
-const std::vector<std::string> kStep3Contenders = {"gemv_g128", "gemv_resident_g128", "gemv_mma_g128", "mma_g128"};
-const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8"};
+// The kernels whose fastest passing time stands for each step (GEMVs for small M, tensor cores
+// above; the Hopper rungs say SKIP on other GPUs and where M is too small for their tiles).
+const std::vector<std::string> kStep3Contenders = {"gemv_g128",     "gemv_resident_g128", "gemv_mma_g128", "gemv_tma_g128",
+                                                   "mma_g128",      "wgmma_g128",         "auto_g128"};
+const std::vector<std::string> kStep4Contenders = {"gemv_pdl", "gemv_resident", "gemv_mma", "mma_int8", "mma_int8_tma", "wgmma_int8"};
 // Step 4's Q4_K kernels (KQUANTS.md), against llama.cpp's recorded Q4_K times: GEMVs for decoding,
 // tensor cores for prompts.
 const std::vector<std::string> kStep4Q4KContenders = {"gemv_q4_k", "gemv_mma_q4_k", "mma_q4_k"};

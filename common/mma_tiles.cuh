@@ -50,10 +50,20 @@ __device__ __forceinline__ void scale_mma_tiles(float (&acc)[TILES_N][TILES_M][4
             for (int v = 0; v < 4; ++v) acc[tn][tm][v] *= factor;
 }
 
-// Stores a warp's tiles into row-major c[M][N] (a token per row of c, a weight row per column).
-// An m16n8 C fragment holds, in lane l (g = l / 4, t = l % 4), values 0 and 1 at weight row g and
-// tokens 2t, 2t + 1, values 2 and 3 at row g + 8; tile (tn, tm) starts at weight row
-// row0 + 16·tn and token token0 + 8·tm. Outputs past M or N are not written.
+// Stores one m16n8 C fragment into row-major c[M][N] (a token per row of c, a weight row per
+// column): lane l (g = l / 4, t = l % 4) holds values 0 and 1 at weight row row0 + g and tokens
+// token0 + 2t, + 2t + 1, values 2 and 3 at row row0 + g + 8. Outputs past M or N are not written.
+__device__ __forceinline__ void store_mma_fragment(const float (&v)[4], float* c, int M, int N, int row0, int token0, int lane) {
+#pragma unroll
+    for (int i = 0; i < 4; ++i) {
+        const int n = row0 + lane / 4 + 8 * (i / 2);
+        const int m = token0 + 2 * (lane % 4) + i % 2;
+        if (n < N && m < M) c[(size_t)m * N + n] = v[i];
+    }
+}
+
+// Stores a warp's tiles, tile (tn, tm) starting at weight row row0 + 16·tn and token
+// token0 + 8·tm.
 template <int TILES_N, int TILES_M>
 __device__ __forceinline__ void store_mma_tiles(const float (&acc)[TILES_N][TILES_M][4], float* c, int M, int N, int row0,
                                                 int token0) {
@@ -61,11 +71,5 @@ __device__ __forceinline__ void store_mma_tiles(const float (&acc)[TILES_N][TILE
 #pragma unroll
     for (int tn = 0; tn < TILES_N; ++tn)
 #pragma unroll
-        for (int tm = 0; tm < TILES_M; ++tm)
-#pragma unroll
-            for (int v = 0; v < 4; ++v) {
-                const int n = row0 + 16 * tn + lane / 4 + 8 * (v / 2);
-                const int m = token0 + 8 * tm + 2 * (lane % 4) + v % 2;
-                if (n < N && m < M) c[(size_t)m * N + n] = acc[tn][tm][v];
-            }
+        for (int tm = 0; tm < TILES_M; ++tm) store_mma_fragment(acc[tn][tm], c, M, N, row0 + 16 * tn, token0 + 8 * tm, lane);
 }

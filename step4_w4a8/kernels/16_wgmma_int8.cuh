@@ -145,18 +145,14 @@ __device__ __forceinline__ TileOrigin tile_origin(int N, int tile) {
 }
 
 // A split tail tile's summed float4 q of math thread t (common/split_tail.cuh's sum_split_tiles):
-// its token tile q's four outputs, where store_mma_tiles would write them.
+// its token tile q's C fragment, stored where store_mma_tiles would store it.
 struct StoreSummedTile {
     float* c;
     int M, N;
     __device__ void operator()(int tile, int q, int t, float4 v) const {
         const TileOrigin at = tile_origin(N, tile);
-        const int lane = t % 32, n = (at.row_block * C::kRowTiles + t / 32) * kMmaRows8 + lane / 4;
-        const int m = at.m0 + 8 * q + 2 * (lane % 4);
-        const float out[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
-        for (int e = 0; e < 4; ++e)
-            if (n + 8 * (e / 2) < N && m + e % 2 < M) c[(size_t)(m + e % 2) * N + n + 8 * (e / 2)] = out[e];
+        const float fragment[4] = {v.x, v.y, v.z, v.w};
+        store_mma_fragment(fragment, c, M, N, (at.row_block * C::kRowTiles + t / 32) * kMmaRows8, at.m0 + 8 * q, t % 32);
     }
 };
 

@@ -6,7 +6,8 @@
 // tiles of 128 x 128, 3.39 waves, and pays for 4. Splitting only those tail tiles into P pieces of
 // K gives P·(T % S) shorter CTAs: the last wave then takes ceil(P·(T % S) / S) pieces of 1/P of a
 // tile's K each, half a wave for P = 2 at that shape (CUTLASS calls the family "stream-K"; this
-// is its simplest member, data-parallel waves with a split-K tail).
+// is its simplest member, data-parallel waves with a split-K tail). A grid of fewer tiles than
+// SMs is all tail: at M = 128, N = 4096 rung 16's 32 tiles become 128 pieces of a quarter of K.
 //
 // The pieces of a tail tile never wait for one another (so the schedule cannot deadlock however
 // the GPU places its CTAs): each writes its partial sums to a workspace, and a second, small
@@ -65,8 +66,8 @@ __device__ __forceinline__ int thread_index_again() {
 inline SplitTail plan_split_tail(int tiles, int sms, int k_steps) {
     SplitTail s;
     s.tiles = s.whole = tiles, s.k_steps = k_steps;
-    const int tail = tiles % sms;
-    if (tiles <= sms || tail == 0) return s;  // one wave, or whole waves: nothing idles that a split would fill
+    const int tail = tiles % sms;  // fewer tiles than SMs: the whole grid is one partial wave
+    if (tail == 0) return s;       // whole waves: nothing idles that a split would fill
     const double one_more_wave = 1.0, piece_cost = 0.03;
     double best = one_more_wave - 0.1;
     for (int p = 2; p <= std::min(kMaxSplitParts, k_steps); ++p) {
@@ -96,25 +97,29 @@ __device__ __forceinline__ void store_split_piece(const float* acc, const SplitT
 }
 
 // ... and after the kernel, this one (launched with PDL: it starts while the last pieces finish,
-// and waits for them): a CTA per tail tile, a thread per holder, adds the pieces' sums in the
-// pieces' order and hands each float4 to store(tail tile's index among all tiles, q, holder, sum).
-// Every load of a thread is issued before the first sum, so the tile's bytes come from L2 in one
-// round trip; a warp's 32 loads of a float4 q are 512 contiguous bytes.
+// and waits for them): a CTA per tail tile and float4 q of its holders, a thread per holder, adds
+// the pieces' sums in the pieces' order and hands the float4 to store(tail tile's index among all
+// tiles, q, holder, sum). So many small CTAs spread a few tail tiles over every SM (a CTA per
+// tile left 100 of 132 idle at M = 128: 23.9 µs against 21.4, LAB_NOTES.md); a warp's 32 loads
+// of a piece are 512 contiguous bytes, every piece's issued before the first sum.
 template <int VALUES, int THREADS, class Store>
 __global__ void __launch_bounds__(THREADS) sum_split_tiles(SplitTail s, Store store) {
     wait_for_prerequisite_grids();
-    const int tile = blockIdx.x, holder = threadIdx.x;
-    const float4* sums = reinterpret_cast<const float4*>(s.partials) + (size_t)tile * s.parts * (VALUES / 4) * THREADS + holder;
-    float4 total[VALUES / 4];
+    const int tile = blockIdx.x, q = blockIdx.y, holder = threadIdx.x;
+    const float4* sums = reinterpret_cast<const float4*>(s.partials) + ((size_t)tile * s.parts * (VALUES / 4) + q) * THREADS + holder;
+    float4 piece[kMaxSplitParts];
 #pragma unroll
-    for (int q = 0; q < VALUES / 4; ++q) total[q] = sums[q * THREADS];
-    for (int piece = 1; piece < s.parts; ++piece) {
-        float4 v[VALUES / 4];
+    for (int p = 0; p < kMaxSplitParts; ++p)
+        if (p < s.parts) piece[p] = sums[(size_t)p * (VALUES / 4) * THREADS];
+    float4 total = piece[0];
 #pragma unroll
-        for (int q = 0; q < VALUES / 4; ++q) v[q] = sums[(piece * (VALUES / 4) + q) * THREADS];
-#pragma unroll
-        for (int q = 0; q < VALUES / 4; ++q) total[q].x += v[q].x, total[q].y += v[q].y, total[q].z += v[q].z, total[q].w += v[q].w;
-    }
-#pragma unroll
-    for (int q = 0; q < VALUES / 4; ++q) store(s.whole + tile, q, holder, total[q]);
+    for (int p = 1; p < kMaxSplitParts; ++p)
+        if (p < s.parts) total.x += piece[p].x, total.y += piece[p].y, total.z += piece[p].z, total.w += piece[p].w;
+    store(s.whole + tile, q, holder, total);
+}
+// Its grid: a row per tail tile, a column per float4 of a holder's VALUES sums.
+template <int VALUES>
+inline dim3 sum_split_grid(const SplitTail& s) {
+    static_assert(VALUES % 4 == 0, "the sums move as float4s");
+    return dim3(s.tail, VALUES / 4);
 }

@@ -174,7 +174,7 @@ const std::vector<Step4Kernel> kKernels = {
      launch_w4a8_gemv_mma_q4_k, w4a8_gemv_mma_q4_k_why_not, kQ4_KMmaSplit, {80}, Pipe::Int8Tensor},
     {{"mma_q4_k", "15 Q4_K on int8 tensor cores for prompts: 09's tiles and pipeline, 14's layout, the minimum through s; PDL (KQUANTS.md)"},
      launch_w4a8_mma_q4_k, w4a8_mma_q4_k_why_not, kQ4_KMmaCodesFp32DS, {80}, Pipe::Int8Tensor},
-    {{"wgmma_int8", "16 M > 128: 09's math on Hopper's wgmma (sm_90a), one m64n128k32 per block and warpgroup; a copy warpgroup, 4 TMA requests a stage; a partial last wave split in K"},
+    {{"wgmma_int8", "16 09's math on Hopper's wgmma (sm_90a), one m64n128k32 per block and warpgroup; a copy warpgroup, 4 TMA requests a stage; a partial wave split in K"},
      launch_w4a8_wgmma_int8, w4a8_wgmma_int8_why_not, kMmaRowBlocksCodesSigned, kWgmmaInt8Arch, Pipe::Int8Tensor},
     {{"quantize_a_alone", "the pre-pass by itself: A (FP32) -> Q8_1, split layout"}, launch_nothing_after_prepass, runs_any_shape,
      kQuantizerAloneReads},

@@ -28,12 +28,14 @@ add_sanitizer_run(step4_racecheck_read_floor racecheck step4_w4a8 --read-floor -
 # it takes (a SKIP with the reason), the other kernels run.
 # K = 4224 and 128 (multiples of 128) also take the tensor-core kernel, mma_int8, through each of its tile shapes;
 # M > 128 also mma_int8_tma (sm_90): 129x4100x128 one stage, 200x4100x640 five stages through four buffers,
-# a ragged token tile (72 of 128) and row tile; and wgmma_int8 (sm_90a): one stage, five of its six
-# buffers, 34 stages through six (4352), a ragged row block (4100 = 32 blocks and 4 rows). On a GPU
-# of 132 SMs rung 16 also splits its last, partial wave's tiles in K (common/split_tail.cuh): 513 x
-# 4100 x 768 in 3 pieces of 2 stages (165 tiles, 33 split), 129 x 8500 x 512 in 4 pieces of one stage
-# (134 tiles, 2 split), 1100 x 4100 x 640 in 3 pieces (297 tiles, 33 split, the last on a ragged
-# token tile).
+# a ragged token tile (72 of 128) and row tile; and wgmma_int8 (sm_90a) wherever K is a multiple of
+# 128: one stage, a ragged row block (4100 = 32 blocks and 4 rows), token tiles of 1, 3, 16, 37 and
+# 100 of 128. On a GPU of 132 SMs rung 16 splits a partial wave's tiles in K (common/split_tail.cuh),
+# so most of these shapes run pieces: 129 x 4100 x 4352 two of 17 stages (66 tiles: the ring of six
+# buffers wraps), 200 x 4100 x 640 two (3 and 2 stages), 37 x 4100 x 4352 four of 8 or 9 (33 tiles),
+# 100 x 4100 x 640 three; 513 x 4100 x 768 whole tiles for a wave and 3 pieces of 2 stages for the
+# rest (165 tiles, 33 split), 129 x 8500 x 512 4 pieces of one stage (134 tiles, 2 split), 1100 x
+# 4100 x 640 3 pieces (297 tiles, 33 split, the last on a ragged token tile).
 # gemv_mma (K a multiple of 64): 4224 = 66 chunks, slices of 4 and 5 per warp; 192 = 3 chunks, a CTA of
 # 3 warps; 64, of one warp (fewer threads than outputs to store); 8x37x16384: 8 tokens at the largest K,
 # 162 KB of shared memory per CTA; 1x100x4224, 4x37x4224: M = 1 and 4 (block pairs) at K = 66 chunks.
@@ -69,15 +71,16 @@ add_gpu_shape_tests(step4 step4_w4a8
   1x100x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   4x37x4224:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma
   200x4100x640:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8
-  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
-  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
+  1x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k+wgmma_int8
+  3x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k+wgmma_int8
   5x33x256:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+gemv_dp4a+gemv_pdl+gemv_resident+mma_int8+gemv_mma+gemv_q4_k+gemv_q6_k+gemv_mma_q4_k+mma_q4_k
-  16x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
-  37x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k
+  16x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k+wgmma_int8
+  37x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_q4_k+wgmma_int8
   129x4100x4352:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k
   513x4100x768:naive+smem_tiled+dp4a+dp4a_loads16+dp4a_tiled+mma_int8+mma_int8_tma+wgmma_int8+mma_q4_k
   129x8500x512:mma_int8+mma_int8_tma+wgmma_int8
-  1100x4100x640:mma_int8+wgmma_int8)
+  1100x4100x640:mma_int8+wgmma_int8
+  100x4100x640:mma_int8+wgmma_int8)
 
 foreach(canary forget_minus_8s skip_last_block)
   add_canary_test(step4_canary_${canary} step4_w4a8 canary_${canary} --m 37 --n 4100 --k 4128)
@@ -105,12 +108,17 @@ add_sanitizer_test(step4_memcheck_wide_quantizer_129x100x4224 memcheck step4_w4a
 add_sanitizer_test(step4_memcheck_mma_int8_tma_129x100x256 memcheck step4_w4a8 --m 129 --n 100 --k 256 --kernel mma_int8_tma)
 add_sanitizer_test(step4_racecheck_mma_int8_tma_129x100x1280 racecheck step4_w4a8 --m 129 --n 100 --k 1280 --kernel mma_int8_tma)
 # The wgmma rung (16): its copies stay inside A and the row-block weights (memcheck); a stage is
-# refilled only after every math thread has scaled its last block (racecheck: 7 stages through 6
-# buffers); the copy warpgroup leaves early and meets no barrier the math warps wait at (synccheck).
-add_sanitizer_test(step4_memcheck_wgmma_int8_131x100x896 memcheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
-add_sanitizer_test(step4_racecheck_wgmma_int8_131x100x896 racecheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
-add_sanitizer_test(step4_synccheck_wgmma_int8_131x100x896 synccheck step4_w4a8 --m 131 --n 100 --k 896 --kernel wgmma_int8)
-# ... and with its tail split (132 SMs: 2 tiles in 4 pieces, then sum_split_tiles): the pieces'
+# refilled only after every math thread has scaled its last block (racecheck: on 132 SMs the 2
+# tiles of 131 x 100 x 7168 run as 7 pieces of 8 stages each, through 6 buffers); the copy
+# warpgroup leaves early and meets no barrier the math warps wait at (synccheck).
+add_sanitizer_test(step4_memcheck_wgmma_int8_131x100x7168 memcheck step4_w4a8 --m 131 --n 100 --k 7168 --kernel wgmma_int8)
+add_sanitizer_test(step4_racecheck_wgmma_int8_131x100x7168 racecheck step4_w4a8 --m 131 --n 100 --k 7168 --kernel wgmma_int8)
+add_sanitizer_test(step4_synccheck_wgmma_int8_131x100x7168 synccheck step4_w4a8 --m 131 --n 100 --k 7168 --kernel wgmma_int8)
+# ... whole tiles, unsplit (132 tiles on 132 SMs, 7 stages through 6 buffers), and 37 tokens of a
+# 128-token tile (the TMA fills the rest of the box with zeros; one tile in 5 pieces): memcheck.
+add_sanitizer_test(step4_memcheck_wgmma_int8_131x8400x896 memcheck step4_w4a8 --m 131 --n 8400 --k 896 --kernel wgmma_int8)
+add_sanitizer_test(step4_memcheck_wgmma_int8_37x100x4352 memcheck step4_w4a8 --m 37 --n 100 --k 4352 --kernel wgmma_int8)
+# ... and with a wave's tail split (132 SMs: 2 tiles in 4 pieces, then sum_split_tiles): the pieces'
 # sums stay inside the workspace and the summed tiles inside C.
 add_sanitizer_test(step4_memcheck_wgmma_int8_split_129x8500x512 memcheck step4_w4a8 --m 129 --n 8500 --k 512 --kernel wgmma_int8)
 add_sanitizer_test(step4_synccheck_wgmma_int8_split_129x8500x512 synccheck step4_w4a8 --m 129 --n 8500 --k 512 --kernel wgmma_int8)

@@ -357,7 +357,8 @@ static void test_llama_times() {
 }
 
 // The schedule that splits a partial last wave in K (step 4's rung 16): split where the model
-// says it pays, as at the H200's summit shapes (132 SMs, 32 stages), and, for any shape, the
+// says it pays, as at the H200's summit shapes (132 SMs, 32 stages; a grid of fewer tiles than
+// SMs is one partial wave), and, for any shape, the
 // CTAs cover every stage of every tile once: a whole tile all of K, a tail tile's pieces their
 // stages in order, none empty.
 static void test_split_tail() {
@@ -366,6 +367,9 @@ static void test_split_tail() {
     EXPECT(plan_split_tail(128, 132, 32).parts == 1);   // M = 512, N = 4096: one wave
     EXPECT(plan_split_tail(1024, 132, 32).parts == 1);  // M = 4096: the last wave (100 tiles) too full to gain
     EXPECT(plan_split_tail(264, 132, 32).parts == 1);   // whole waves
+    EXPECT(plan_split_tail(132, 132, 32).parts == 1);   // one whole wave
+    const SplitTail m128 = plan_split_tail(32, 132, 32);  // M = 128, N = 4096: a quarter of a wave
+    EXPECT(m128.parts == 4 && m128.whole == 0 && m128.tail == 32 && m128.ctas() == 128);
     EXPECT(plan_split_tail(134, 132, 4).parts == 4);    // the tests' 129 x 8500 x 512: pieces of one stage
     for (int sms : {1, 3, 132})
         for (int k_steps : {1, 2, 6, 32})

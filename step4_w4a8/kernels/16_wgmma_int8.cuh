@@ -15,8 +15,8 @@
 // w4a8_mma_layout.h) and the two activation boxes; full and empty mbarriers per stage. It gives
 // its registers to the math warpgroups (setmaxnreg), which hold 64 int32 products and 64 FP32 sums.
 // One CTA per SM: where the 128 x 128 tiles make a partial last wave (N = 14336: 448 tiles, 3.4
-// waves of 132 SMs), the schedule splits that wave's tiles in K and a second kernel adds their
-// pieces (common/split_tail.cuh).
+// waves of 132 SMs) or less than one (M = 128, N = 4096: 32 tiles), the schedule splits that
+// wave's tiles in K and a second kernel adds their pieces (common/split_tail.cuh).
 // Improves: no IMMA, LDSM or swizzle arithmetic in the loop, the unpacking done once per 128
 // tokens, no copies; what the math warps issue is mostly the scale epilogue.
 // Limit: that epilogue, a conversion and an FMA per output and block, is still the warps' work,
@@ -200,7 +200,8 @@ __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBl
 constexpr ArchNeed kWgmmaInt8Arch{90, true};
 
 inline std::string w4a8_wgmma_int8_why_not(const GemmCase& c, const Gpu&) {
-    return large_tile_why_not(c, "the wgmma tile", wgmma_int8::C::kBM);
+    if (c.K % wgmma_int8::C::kBK != 0) return "needs K to be a multiple of " + std::to_string(wgmma_int8::C::kBK);
+    return "";
 }
 
 // The schedule of a case's tiles (common/split_tail.cuh): one CTA per SM, the tail split in K.
@@ -221,6 +222,6 @@ inline void launch_w4a8_wgmma_int8(const W4A8Args& p, cudaStream_t s) {
     launch_with_pdl(kernel, dim3(split.ctas()), dim3(kThreads), kSmemBytes, s, p, RowBlockWeights{in.mma_block_words, in.mma_block_scales}, maps,
                     split);
     if (split.tail > 0)
-        launch_with_pdl(sum_split_tiles<4 * kTokenTiles, 32 * kMathWarps, StoreSummedTile>, dim3(split.tail), dim3(32 * kMathWarps), 0, s,
-                        split, StoreSummedTile{p.c, p.M, p.N});
+        launch_with_pdl(sum_split_tiles<4 * kTokenTiles, 32 * kMathWarps, StoreSummedTile>, sum_split_grid<4 * kTokenTiles>(split),
+                        dim3(32 * kMathWarps), 0, s, split, StoreSummedTile{p.c, p.M, p.N});
 }

@@ -26,7 +26,7 @@ constexpr int kMaxSplitParts = 8;
 // Where a launch's CTAs go: CTAs 0 .. whole - 1 take tiles 0 .. whole - 1 whole; the next
 // tail · parts CTAs take piece (c - whole) % parts of tile whole + (c - whole) / parts.
 struct SplitTail {
-    int tiles = 0, whole = 0, tail = 0, parts = 1;  // tiles = whole + tail: every tile of the launch
+    int whole = 0, tail = 0, parts = 1;  // whole + tail: every tile of the launch
     int k_steps = 0;             // the K loop's length (stages), split as evenly as it goes
     float* partials = nullptr;   // [tail][parts][VALUES / 4][threads] float4s of partial sums
     __host__ __device__ int ctas() const { return whole + tail * parts; }
@@ -65,7 +65,7 @@ __device__ __forceinline__ int thread_index_again() {
 // wave each. The tail is split only when that saves a tenth of a wave or more.
 inline SplitTail plan_split_tail(int tiles, int sms, int k_steps) {
     SplitTail s;
-    s.tiles = s.whole = tiles, s.k_steps = k_steps;
+    s.whole = tiles, s.k_steps = k_steps;
     const int tail = tiles % sms;  // fewer tiles than SMs: the whole grid is one partial wave
     if (tail == 0) return s;       // whole waves: nothing idles that a split would fill
     const double one_more_wave = 1.0, piece_cost = 0.03;

@@ -230,6 +230,7 @@ split_tail_skips_last_tile|common/split_tail.cuh|s/return \{s.whole \+ t, piece,
 split_tail_short_last_piece_cpu|common/split_tail.cuh|s/\(piece \+ 1\) \* s.k_steps \/ s.parts\}/(piece + 1) * s.k_steps \/ s.parts - (piece + 1 == s.parts)}/|test_common|^test_common$|cpu
 split_tail_skips_last_tile_cpu|common/split_tail.cuh|s/return \{s.whole \+ t, piece,/return {s.whole + t - (t + 1 == s.tail), piece,/|test_common|^test_common$|cpu
 split_tail_one_wave_unsplit_cpu|common/split_tail.cuh|s/if \(tail == 0\) return s;/if (tail == 0) return s;\n    if (tiles <= sms) return s;/|test_common|^test_common$|cpu
+split_tail_workspace_one_piece_cpu|common/split_tail.cuh|s/std::max\(sms - 1, 0\) \* kMaxSplitParts \* tile_values/std::max(sms - 1, 0) * tile_values/|test_common|^test_common$|cpu
 wgmma_int8_products_accumulate|common/wgmma.cuh|s/setp.ne.b32 accumulate, 0, 0;/setp.ne.b32 accumulate, 1, 0;/|step4_w4a8|^step4_shape_129x4100x128$|gpu
 wgmma_int8_row_block_stride|step4_w4a8/kernels/16_wgmma_int8.cuh|s/\(size_t\)row_block \* \(K \/ C::kBK\) \+ kt/(size_t)row_block + kt/|step4_w4a8|^step4_shape_200x4100x640$|gpu
 wgmma_int8_skips_pdl_wait|step4_w4a8/kernels/16_wgmma_int8.cuh|s/\n    wait_for_prerequisite_grids\(\);\n/\n/|step4_w4a8|^step4_shape_200x4100x640$|gpu

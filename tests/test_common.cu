@@ -376,6 +376,7 @@ static void test_split_tail() {
             for (int tiles = 1; tiles <= 600; tiles += 7) {
                 const SplitTail s = plan_split_tail(tiles, sms, k_steps);
                 EXPECT(s.parts >= 1 && s.parts <= std::min(kMaxSplitParts, k_steps) && s.whole + s.tail == tiles);
+                EXPECT((size_t)s.tail * s.parts * 64 <= split_tail_floats(sms, 64));  // the workspace holds every piece
                 std::vector<int> next(tiles, 0);
                 for (int cta = 0; cta < s.ctas(); ++cta) {
                     const SplitWork w = split_work(s, cta);

@@ -120,9 +120,10 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
 
 }  // namespace mma_int8_tma
 
-// Where a rung built for 09's large-tile range (this one, 16) runs: K a multiple of a warp's 128
-// values, M > 128 (below M = 129 09 chooses narrower tiles, and so do these rungs' rows), and
+// Where a rung built for 09's large-tile range (this one) runs: K a multiple of a warp's 128
+// values, M > 128 (below M = 129 09 chooses narrower tiles, and so does this rung's row), and
 // tiles of `tokens` that the grid's y can hold. `tile` names the rung's tile in its SKIP line.
+// (Rung 16 once shared this rule; with its last-wave schedule it runs at every M.)
 inline std::string large_tile_why_not(const GemmCase& c, const std::string& tile, int tokens) {
     if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
     if (c.M <= 128) return tile + " is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";

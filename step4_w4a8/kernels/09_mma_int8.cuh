@@ -371,11 +371,14 @@ inline dim3 tile_grid(const Args& p) {
 
 }  // namespace mma_int8
 
-// K must be a multiple of a warp's 128 values (4 blocks) per stage.
+// K must be a multiple of a warp's 128 values (4 blocks) per stage: "" when it is, else the
+// reason (09's rule, and that of the rungs built on its math, 11 and 16).
 constexpr int kMmaInt8KMultiple = mma_int8::kWarpK;
+inline std::string mma_int8_k_reason(const GemmCase& c) {
+    return c.K % kMmaInt8KMultiple == 0 ? "" : "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
+}
 inline std::string w4a8_mma_int8_why_not(const GemmCase& c, const Gpu&) {
-    if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
-    return grid_limit_reason('y', ceil_div(c.M, mma_int8::Decode::kBM));
+    return first_reason({mma_int8_k_reason(c), grid_limit_reason('y', ceil_div(c.M, mma_int8::Decode::kBM))});
 }
 
 template <class C>

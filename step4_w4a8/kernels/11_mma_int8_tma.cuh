@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(C::kThreads, C::kMinCtasPerSm) w4a8_mma_int8_t
 // tiles of `tokens` that the grid's y can hold. `tile` names the rung's tile in its SKIP line.
 // (Rung 16 once shared this rule; with its last-wave schedule it runs at every M.)
 inline std::string large_tile_why_not(const GemmCase& c, const std::string& tile, int tokens) {
-    if (c.K % kMmaInt8KMultiple != 0) return "needs K to be a multiple of " + std::to_string(kMmaInt8KMultiple);
+    if (const std::string k = mma_int8_k_reason(c); !k.empty()) return k;
     if (c.M <= 128) return tile + " is for M > 128, 09's large-tile range; at M <= 128 09's narrower tiles run";
     return grid_limit_reason('y', ceil_div(c.M, (int64_t)tokens));
 }

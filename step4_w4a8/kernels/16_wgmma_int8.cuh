@@ -200,8 +200,8 @@ __global__ void __launch_bounds__(kThreads, 1) w4a8_wgmma_int8(W4A8Args p, RowBl
 constexpr ArchNeed kWgmmaInt8Arch{90, true};
 
 inline std::string w4a8_wgmma_int8_why_not(const GemmCase& c, const Gpu&) {
-    if (c.K % wgmma_int8::C::kBK != 0) return "needs K to be a multiple of " + std::to_string(wgmma_int8::C::kBK);
-    return "";
+    static_assert(kMmaInt8KMultiple % wgmma_int8::C::kBK == 0, "09's rule on K makes whole stages of this rung");
+    return mma_int8_k_reason(c);
 }
 
 // The schedule of a case's tiles (common/split_tail.cuh): one CTA per SM, the tail split in K.

@@ -125,7 +125,8 @@ class W4A8Problem {
   public:
     // Prepares, for the case, every form that one of `reads` names: host quantization and repacks,
     // uploads in `rot.copies` copies (cold L2), the pre-pass buffers, each pre-pass form checked
-    // byte for byte against the CPU's Q8_1 blocks once; and the FP32 reference rows.
+    // byte for byte against the CPU's Q8_1 blocks once; and, when a row reads weights, the FP32
+    // reference rows.
     W4A8Problem(const Gpu& gpu, const Options& opt, const GemmCase& c, const std::vector<W4A8Reads>& reads)
         : gpu_(gpu), M(c.M), N(c.N), K(c.K) {
         for (const W4A8Reads& r : reads) {
@@ -134,9 +135,11 @@ class W4A8Problem {
         }
         plan_memory(opt);
         A_.resize(M * K);
-        W_.resize(N * K);
         fill_normal(A_, opt.seed, /*stream_id=*/1);
-        fill_normal(W_, opt.seed, /*stream_id=*/2);
+        if (reads_weights()) {  // the quantizer alone (--read-floor's problems) needs no weights and no product
+            W_.resize(N * K);
+            fill_normal(W_, opt.seed, /*stream_id=*/2);
+        }
         // The CPU's Q8_1 blocks: what every quantized form is checked against, and what the
         // references of the quantized formulas read. A run of only cuBLAS SGEMM needs none.
         if (reads_quantized_activations()) Aq_ = quantize_rows_q8_1(A_, M, K, Q81Sum::DTimesSumQ);
@@ -144,8 +147,10 @@ class W4A8Problem {
         prepare_activations();
         c_ = DeviceBuffer<float>(M * N);
         if (weights_[(int)WeightForm::Int8Codes]) c_i32_ = DeviceBuffer<int32_t>(M * N);
-        truth_ = reference_gemm(A_.data(), W_.data(), M, N, K, reference_row_choice(M, N, K));
-        std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(), describe_rows(truth_, M).c_str());
+        if (reads_weights()) {
+            truth_ = reference_gemm(A_.data(), W_.data(), M, N, K, reference_row_choice(M, N, K));
+            std::printf("reference: float64 on %u CPU threads, %s\n", reference_threads(), describe_rows(truth_, M).c_str());
+        }
         if (!opt.check_only) print_l2_rotation(rot_, gpu);
     }
 
@@ -255,6 +260,11 @@ class W4A8Problem {
     }
     bool has(WeightForm w) const { return weights_[(int)w]; }
     bool has(ActivationForm a) const { return acts_[(int)a]; }
+    bool reads_weights() const {
+        for (int w = 1; w < (int)WeightForm::kCount; ++w)
+            if (weights_[w]) return true;
+        return false;
+    }
     // Whether a selected row reads the activations quantized (a pre-pass form or the int8 codes).
     bool reads_quantized_activations() const {
         for (int a = 0; a < (int)ActivationForm::kCount; ++a)

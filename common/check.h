@@ -83,7 +83,8 @@ inline CheckResult check_close(const char* what, const float* got, const double*
             ++r.bad;
         }
     }
-    r.pass = (r.bad == 0);
+    r.pass = r.bad == 0 && n > 0;  // comparing nothing proves nothing: an empty check fails
+    if (n == 0 && max_print > 0) std::printf("    %s: nothing to compare\n", what);
     r.nmse = ref2 > 0 ? err2 / ref2 : (err2 > 0 ? INFINITY : 0);
     if (r.bad > (size_t)max_print) std::printf("    %s: %zu of %zu elements wrong\n", what, r.bad, n);
     return r;
@@ -104,7 +105,8 @@ inline CheckResult check_bytes(const char* what, const void* got, const void* ex
                         g[i], e[i]);
         ++r.bad;
     }
-    r.pass = r.bad == 0;
+    r.pass = r.bad == 0 && n > 0;  // as check_close: an empty check fails
+    if (n == 0 && max_print > 0) std::printf("    %s: nothing to compare\n", what);
     if (max_print > 0 && r.bad > (size_t)max_print) std::printf("    %s: %zu of %zu bytes differ\n", what, r.bad, n);
     return r;
 }

@@ -41,6 +41,8 @@ poison_00_only|common/buffers.cuh|s/kPoisonPatterns\[\] = \{0xFF, 0x00\}/kPoison
 fill_uniform_range|common/data.h|s/v = lo \+ \(hi - lo\) \* v;/v = v + 0 * (lo + hi);/|test_common|^test_common$|cpu
 nan_passes_check|common/check.h|s/ok = err <= bound;/ok = !(err > bound);/|test_common|^test_common$|cpu
 check_bytes_last|common/check.h|s/for \(size_t i = 0; i < n; \+\+i\) \{\n        if \(g\[i\] == e\[i\]\)/for (size_t i = 0; i + 1 < n; ++i) {\n        if (g[i] == e[i])/|test_common|^test_common$|cpu
+check_close_empty_passes|common/check.h|s/r.pass = r.bad == 0 && n > 0;  \/\/ comparing/r.pass = r.bad == 0;  \/\/ comparing/|test_common|^test_common$|cpu
+check_bytes_empty_passes|common/check.h|s/r.pass = r.bad == 0 && n > 0;  \/\/ as check_close/r.pass = r.bad == 0;  \/\/ as check_close/|test_common|^test_common$|cpu
 rows_evenly_spaced|common/reference_gemm.h|s/anchor - anchor % kResidueSpan \+ i % kResidueSpan/anchor/|test_common|^test_common$|cpu
 q8_scale_reciprocal|common/ggml_quants.h|s/return amax \/ 127.0f;/return amax * (1.0f \/ 127.0f);/|test_quants|^test_quants$|cpu
 sum_x_multiplies|common/ggml_quants.h|s/\(int8_t\)roundf\(x \/ d\)/(int8_t)roundf(x * (1.0f \/ d))/|test_quants|^test_quants$|cpu

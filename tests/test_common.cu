@@ -43,6 +43,8 @@ static void test_check_close() {
     std::vector<double> ref = {1.0, 2.0, 3.0, 5.0};
     CheckResult r = check_close("unit", got.data(), ref.data(), got.size(), Tolerance{0.0, 0.5}, 2, 0);
     EXPECT(!r.pass && r.bad == 1 && r.max_abs_err == 1.0);
+    // Nothing compared is not a pass (a reference that was never made, an empty row selection).
+    EXPECT(!check_close("unit", got.data(), ref.data(), 0, Tolerance{1e9, 1e9}, 0, 0).pass);
     EXPECT(std::fabs(r.nmse - 1.0 / 39.0) < 1e-12);
     // The bound is inclusive: an error exactly at it passes, the next float above it fails.
     EXPECT(passes(1.5f, 1.0, Tolerance{0.0, 0.5}));
@@ -130,6 +132,7 @@ static void test_check_bytes() {
     r = check_bytes("unit", a.data(), b.data(), a.size(), 18, 0);
     EXPECT(!r.pass && r.bad == 1);
     EXPECT(check_bytes("unit", a.data(), b.data(), 40, 18, 0).pass);  // only the first n bytes count
+    EXPECT(!check_bytes("unit", a.data(), b.data(), 0, 18, 0).pass);   // and none is not a pass
 }
 
 static void test_reference_gemm() {

@@ -260,6 +260,11 @@ class W4A8Problem {
     }
     bool has(WeightForm w) const { return weights_[(int)w]; }
     bool has(ActivationForm a) const { return acts_[(int)a]; }
+    // Rung 16's schedule splits a partial last wave's tiles in K (common/split_tail.cuh): the
+    // workspace where the pieces leave their partial sums, as planned and as allocated.
+    size_t split_partials_floats() const {
+        return has(WeightForm::Q4_0MmaRowBlocks) ? split_tail_floats(gpu_.sms, kRowBlockTileValues) : 0;
+    }
     bool reads_weights() const {
         for (int w = 1; w < (int)WeightForm::kCount; ++w)
             if (weights_[w]) return true;
@@ -290,7 +295,7 @@ class W4A8Problem {
             if (acts_[a] && a != (int)ActivationForm::F32)
                 (made_by_prepass((ActivationForm)a) ? single : rotated) += activation_form_bytes((ActivationForm)a, M, K);
         if (has(WeightForm::Int8Codes)) single += 4.0 * M * N;
-        if (has(WeightForm::Q4_0MmaRowBlocks)) single += 4.0 * split_tail_floats(gpu_.sms, kRowBlockTileValues);
+        single += 4.0 * split_partials_floats();
         const double read = (std::isfinite(smallest) ? smallest : 0.0) + 4.0 * M * K;
         rot_ = plan_l2_rotation(gpu_, (size_t)read, !opt.check_only);
         require_device_memory(gpu_, (size_t)(rot_.copies * rotated + single));
@@ -320,9 +325,7 @@ class W4A8Problem {
                 mma_block_scales_ = upload_rotated(rows.scales);
             }
         }
-        // Rung 16's schedule splits a partial last wave's tiles in K (common/split_tail.cuh):
-        // where the pieces leave their partial sums.
-        if (has(WeightForm::Q4_0MmaRowBlocks)) split_partials_ = DeviceBuffer<float>(split_tail_floats(gpu_.sms, kRowBlockTileValues));
+        if (const size_t floats = split_partials_floats()) split_partials_ = DeviceBuffer<float>(floats);
         const bool q4_k = has(WeightForm::Q4_KStreams) || has(WeightForm::Q4_KMma);
         if (q4_k && K % QK_K == 0) Wk_ = quantize_rows_q4_k(W_, N, K);  // likewise
         if (has(WeightForm::Q4_KStreams) && K % QK_K == 0) {

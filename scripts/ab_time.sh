@@ -3,11 +3,15 @@
 # (A, B, A, B, ...) on the same GPU, so that clock and temperature drift fall on both, and each
 # side's rows are the median of its rounds. For "did this change pay?": the lab notes' A/B rows.
 #
-# usage: scripts/ab_time.sh build REV DIR STEP      (on any machine: the step at git revision REV,
-#                                                    built into DIR/STEP; CUDA_ARCH as for make)
+# usage: scripts/ab_time.sh build REV DIR STEP [PATCH...]
+#                                                   (on any machine: the step at git revision REV,
+#                                                    with each PATCH applied in order, e.g. an
+#                                                    experiment of a lab note; built into DIR/STEP;
+#                                                    CUDA_ARCH as for make)
 #        scripts/ab_time.sh run A_BINARY B_BINARY ROUNDS -- PROGRAM_ARGS...
 #                                                   (on the GPU machine: ROUNDS alternating runs)
 #   e.g. scripts/ab_time.sh build HEAD~1 build-ab/old step3_w4a16
+#        scripts/ab_time.sh build HEAD build-ab/x step3_w4a16 step3_w4a16/experiments/NAME.patch
 #        scripts/ab_time.sh run build-ab/old/step3_w4a16 build/step3_w4a16 3 -- --m 1 --n 4096 --k 14336 --kernel gemv_mma_g128
 # "build" uses a git worktree of REV (so it needs the repository's .git: build where you commit,
 # then carry DIR to the GPU machine). "run" appends each side's --csv rows to LOG_DIR/a.csv and
@@ -22,18 +26,29 @@ cd "$(dirname "$0")/.."
 usage() { echo "ab_time.sh: $1 (see scripts/ab_time.sh --help)"; exit 2; }
 
 build_at() {
-  [ $# -eq 3 ] || usage "build takes REV DIR STEP"
-  local rev=$1 dir=$2 step=$3 tree
+  [ $# -ge 3 ] || usage "build takes REV DIR STEP [PATCH...]"
+  local rev=$1 dir=$2 step=$3 tree patch patches=()
+  shift 3
   git rev-parse --verify --quiet "$rev^{commit}" >/dev/null || usage "'$rev' is not a revision of this repository"
   [ -f "$step/$step.cu" ] || usage "'$step' is not a step (no $step/$step.cu)"
+  for patch in "$@"; do
+    [ -f "$patch" ] || usage "there is no patch '$patch'"
+    patches+=("$(cd "$(dirname "$patch")" && pwd)/$(basename "$patch")")
+  done
   tree=$(mktemp -d)
   git worktree add --quiet --detach "$tree" "$rev" || exit 1
+  for patch in ${patches[@]+"${patches[@]}"}; do
+    if ! git -C "$tree" apply "$patch"; then
+      git worktree remove --force "$tree"
+      echo "ab_time.sh: $patch does not apply at $rev (with the patches before it); scripts/experiment.sh names where it does"; exit 1
+    fi
+  done
   mkdir -p "$dir"
   local status=0
   if cmake -S "$tree" -B "$tree/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$dir/build.log" 2>&1 &&
      cmake --build "$tree/build" --target "$step" -j "$(nproc)" >>"$dir/build.log" 2>&1; then
     cp "$tree/build/$step" "$dir/$step"
-    echo "built $dir/$step at $(git rev-parse --short "$rev")"
+    echo "built $dir/$step at $(git rev-parse --short "$rev")${patches[*]+ with ${patches[*]##*/}}"
   else
     tail -n 20 "$dir/build.log"; echo "ab_time.sh: the build at $rev failed (log: $dir/build.log)"; status=1
   fi

@@ -8,7 +8,9 @@
 # usage: scripts/experiment.sh PATCH [DIR]   a worktree of the patch's base (or of HEAD, when the
 #                                            patch applies to it) in DIR (default:
 #                                            /tmp/experiment-NAME), the patch applied; then build
-#                                            and time it there like any tree (scripts/ab_time.sh)
+#                                            and time it there like any tree (scripts/ab_time.sh;
+#                                            its "build" also applies patches, for one that
+#                                            applies to HEAD: build HEAD DIR STEP PATCH...)
 #        scripts/experiment.sh --check       every */experiments/*.patch applies, to HEAD or at its
 #                                            Base (nothing written; a CTest test)
 #   e.g. scripts/experiment.sh step3_w4a16/experiments/wgmma_dequantize_per_kstep.patch

@@ -12,10 +12,17 @@ failures=0
 check() { if eval "$2"; then echo "ok: $1"; else echo "FAIL: $1"; failures=$((failures + 1)); fi; }
 
 for args in "" "frobnicate" "run" "run $work/none $work/none 3 -- --m 1" "build" "build no-such-revision $work/x step3_w4a16" \
-            "build HEAD $work/x step9_none"; do
+            "build HEAD $work/x step9_none" "build HEAD $work/x step3_w4a16 $work/no-such.patch"; do
   bash "$script" $args >/dev/null 2>&1; code=$?
   check "'ab_time.sh $args' is exit 2" "[ $code -eq 2 ]"
 done
+
+# A patch that does not apply: exit 1, and no worktree left behind.
+printf 'diff --git a/nothere b/nothere\n--- a/nothere\n+++ b/nothere\n@@ -1 +1 @@\n-a\n+b\n' >"$work/bad.patch"
+worktrees=$(git -C "$src" worktree list | wc -l)
+(cd "$src" && bash "$script" build HEAD "$work/x" step3_w4a16 "$work/bad.patch" >/dev/null 2>&1); code=$?
+check "a patch that does not apply: exit 1" "[ $code -eq 1 ]"
+check "its worktree is removed" "[ \$(git -C \"$src\" worktree list | wc -l) -eq $worktrees ]"
 
 # A fake GPU and two fake step programs: each run appends one row, A at 1.0 ms, B at the time in
 # its name, and logs the order in which the sides ran.

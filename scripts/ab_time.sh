@@ -8,17 +8,19 @@
 #                                                    with each PATCH applied in order, e.g. an
 #                                                    experiment of a lab note; built into DIR/STEP;
 #                                                    CUDA_ARCH as for make)
-#        scripts/ab_time.sh run A_BINARY B_BINARY ROUNDS -- PROGRAM_ARGS...
-#                                                   (on the GPU machine: ROUNDS alternating runs)
+#        scripts/ab_time.sh run A_BINARY B_BINARY [MORE_BINARIES...] ROUNDS -- PROGRAM_ARGS...
+#                                                   (on the GPU machine: ROUNDS alternating runs,
+#                                                    A, B, C, ... in turn; up to 8 binaries)
 #   e.g. scripts/ab_time.sh build HEAD~1 build-ab/old step3_w4a16
 #        scripts/ab_time.sh build HEAD build-ab/x step3_w4a16 step3_w4a16/experiments/NAME.patch
 #        scripts/ab_time.sh run build-ab/old/step3_w4a16 build/step3_w4a16 3 -- --m 1 --n 4096 --k 14336 --kernel gemv_mma_g128
 # "build" uses a git worktree of REV (so it needs the repository's .git: build where you commit,
-# then carry DIR to the GPU machine). "run" appends each side's --csv rows to LOG_DIR/a.csv and
-# LOG_DIR/b.csv (default LOG_DIR: build/logs/ab, emptied first) and prints scripts/compare_results.py
-# A against B: B's speed relative to A per kernel and case (1.10 = B 10% faster), median of the rounds.
-# Exit 0 when nothing is flagged, 1 when a B row is slower by more than 5% or failed its check,
-# 2 on bad usage, 77 without a GPU.
+# then carry DIR to the GPU machine). "run" appends each side's --csv rows to LOG_DIR/a.csv,
+# LOG_DIR/b.csv, ... (default LOG_DIR: build/logs/ab, emptied first) and prints
+# scripts/compare_results.py A against each other side: its speed relative to A per kernel and case
+# (1.10 = 10% faster than A), median of the rounds.
+# Exit 0 when nothing is flagged, 1 when a row of another side is slower than A's by more than 5%
+# or failed its check, 2 on bad usage, 77 without a GPU.
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -57,28 +59,38 @@ build_at() {
 }
 
 run_ab() {
-  [ $# -ge 4 ] && [ "$4" = "--" ] || usage "run takes A_BINARY B_BINARY ROUNDS -- PROGRAM_ARGS..."
-  local a=$1 b=$2 rounds=$3
-  shift 4
-  [ -x "$a" ] && [ -x "$b" ] || usage "both binaries must exist and be executable ('$a', '$b')"
+  local binaries=() rounds sides=(a b c d e f g h)
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do binaries+=("$1"); shift; done
+  [ $# -ge 1 ] && [ ${#binaries[@]} -ge 3 ] || usage "run takes A_BINARY B_BINARY [MORE_BINARIES...] ROUNDS -- PROGRAM_ARGS..."
+  shift
+  rounds=${binaries[${#binaries[@]} - 1]}
+  unset 'binaries[${#binaries[@]}-1]'
+  local n=${#binaries[@]}
+  [ "$n" -le ${#sides[@]} ] || usage "at most ${#sides[@]} binaries"
+  for binary in "${binaries[@]}"; do [ -x "$binary" ] || usage "every binary must exist and be executable ('$binary')"; done
   [[ $rounds =~ ^[1-9][0-9]?$ ]] || usage "ROUNDS must be a whole number from 1 to 99, not '$rounds'"
   for arg in "$@"; do [ "$arg" = "--csv" ] && usage "the script passes --csv itself"; done
   if ! nvidia-smi -L >/dev/null 2>&1; then
     echo "ab_time.sh: no GPU visible (nvidia-smi lists none); run it on a machine with an NVIDIA GPU"; exit 77
   fi
   local logs=${LOG_DIR:-build/logs/ab}
-  mkdir -p "$logs" && rm -f "$logs/a.csv" "$logs/b.csv"
+  mkdir -p "$logs" && for side in "${sides[@]}"; do rm -f "$logs/$side.csv"; done
   for ((i = 1; i <= rounds; i++)); do
-    for side in a b; do
-      local binary=$a; [ $side = b ] && binary=$b
+    for ((k = 0; k < n; k++)); do
+      local side=${sides[k]} binary=${binaries[k]}
       if ! "$binary" "$@" --csv "$logs/$side.csv" >"$logs/$side-$i.log" 2>&1; then
         echo "ab_time.sh: round $i, $side ($binary) exited with an error (log: $logs/$side-$i.log)"; tail -n 5 "$logs/$side-$i.log"
       fi
     done
     echo "round $i of $rounds done"
   done
-  echo "A = $a, B = $b, median of $rounds rounds each:"
-  python3 scripts/compare_results.py "$logs/a.csv" "$logs/b.csv"
+  local status=0 code
+  for ((k = 1; k < n; k++)); do
+    echo "A = ${binaries[0]}, ${sides[k]^^} = ${binaries[k]}, median of $rounds rounds each:"
+    python3 scripts/compare_results.py "$logs/a.csv" "$logs/${sides[k]}.csv"; code=$?
+    [ $code -gt $status ] && status=$code
+  done
+  return $status
 }
 
 case "${1:-}" in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: test_ab_time.sh SOURCE_DIR
-# scripts/ab_time.sh: bad usage is exit 2; "run" alternates the two binaries, gives each its own
-# CSV and reports B against A through compare_results.py (a fake nvidia-smi and two fake step
+# scripts/ab_time.sh: bad usage is exit 2; "run" alternates the binaries (two or more), gives each its own
+# CSV and reports each against A through compare_results.py (a fake nvidia-smi and two fake step
 # programs that write one CSV row each, so no GPU is needed).
 set -u
 src=$1
@@ -52,4 +52,9 @@ check "each side's CSV holds its three rounds" "[ \$(grep -c gemv "$work/logs/a.
 check "B's speed relative to A is printed" "printf '%s\n' \"\$out\" | grep -q 'gemv .* 2.00'"
 out=$(cd "$src" && PATH="$work/bin:$PATH" LOG_DIR="$work/logs" bash "$script" run "$work/a" "$work/slow" 1 -- --m 1); code=$?
 check "a slower B is flagged, exit 1" "[ $code -eq 1 ] && printf '%s\n' \"\$out\" | grep -q SLOWER"
+rm -f "$work/order"
+out=$(cd "$src" && PATH="$work/bin:$PATH" LOG_DIR="$work/logs" bash "$script" run "$work/a" "$work/fast" "$work/slow" 2 -- --m 1); code=$?
+check "three binaries alternate in turn" "[ \"\$(tr '\n' ' ' <"$work/order")\" = 'a fast slow a fast slow ' ]"
+check "each of B and C is compared with A, and C's slower row flagged: exit 1" \
+  "[ $code -eq 1 ] && printf '%s\n' \"\$out\" | grep -q 'gemv .* 2.00' && printf '%s\n' \"\$out\" | grep -q SLOWER"
 exit $((failures != 0))

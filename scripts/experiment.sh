@@ -12,12 +12,14 @@
 #                                            its "build" also applies patches, for one that
 #                                            applies to HEAD: build HEAD DIR STEP PATCH...)
 #        scripts/experiment.sh --check       every */experiments/*.patch applies, to HEAD or at its
-#                                            Base (nothing written; a CTest test)
+#                                            Base, and its step's lab notes or lessons (its *.md)
+#                                            name it (nothing written; a CTest test)
 #   e.g. scripts/experiment.sh step3_w4a16/experiments/wgmma_dequantize_per_kstep.patch
 # A new patch: write its Base line with the commit you made it on (git rev-parse HEAD), e.g.
 #   { echo "Base: $(git rev-parse HEAD)"; echo; git diff; } > stepN_name/experiments/NAME.patch
-# Exit 0 when done, 1 when a patch applies nowhere, 2 on bad usage, 77 outside a git clone (and
-# for --check in a shallow one).
+# and name NAME.patch in the lab notes' row of the idea (--check asks for that).
+# Exit 0 when done, 1 when a patch applies nowhere or no note names it, 2 on bad usage, 77
+# outside a git clone (and for --check in a shallow one).
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 start=$PWD
@@ -49,9 +51,14 @@ if [ "${1:-}" = --check ]; then
   for patch in step*_*/experiments/*.patch; do
     [ -e "$patch" ] || continue
     count=$((count + 1))
-    if at=$(where_it_applies "$patch"); then echo "ok: $patch applies at ${at:0:12}"; else failures=$((failures + 1)); fi
+    if ! at=$(where_it_applies "$patch"); then failures=$((failures + 1)); continue; fi
+    if ! grep -qF "$(basename "$patch")" "${patch%%/*}"/*.md; then
+      echo "$patch: no lab note or lesson of ${patch%%/*} names it (say what it tried and how it went)" >&2
+      failures=$((failures + 1)); continue
+    fi
+    echo "ok: $patch applies at ${at:0:12}, named in ${patch%%/*}'s notes"
   done
-  echo "experiment patches: $count, $failures that apply nowhere"
+  echo "experiment patches: $count, $failures that apply nowhere or that no note names"
   exit $((failures != 0))
 fi
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # usage: test_ab_time.sh SOURCE_DIR
 # scripts/ab_time.sh: bad usage is exit 2; "run" alternates the binaries (two or more), gives each its own
-# CSV and reports each against A through compare_results.py (a fake nvidia-smi and two fake step
+# CSV and reports each against A through compare_results.py (a fake nvidia-smi and fake step
 # programs that write one CSV row each, so no GPU is needed).
 set -u
 src=$1

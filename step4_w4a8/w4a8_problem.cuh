@@ -266,8 +266,8 @@ class W4A8Problem {
         return has(WeightForm::Q4_0MmaRowBlocks) ? split_tail_floats(gpu_.sms, kRowBlockTileValues) : 0;
     }
     bool reads_weights() const {
-        for (int w = 1; w < (int)WeightForm::kCount; ++w)
-            if (weights_[w]) return true;
+        for (int w = 0; w < (int)WeightForm::kCount; ++w)
+            if (weights_[w] && w != (int)WeightForm::None) return true;
         return false;
     }
     // Whether a selected row reads the activations quantized (a pre-pass form or the int8 codes).

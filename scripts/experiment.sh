@@ -52,11 +52,12 @@ if [ "${1:-}" = --check ]; then
     [ -e "$patch" ] || continue
     count=$((count + 1))
     if ! at=$(where_it_applies "$patch"); then failures=$((failures + 1)); continue; fi
-    if ! grep -qF "$(basename "$patch")" "${patch%%/*}"/*.md; then
-      echo "$patch: no lab note or lesson of ${patch%%/*} names it (say what it tried and how it went)" >&2
+    step=${patch%%/*}
+    if ! grep -qF "$(basename "$patch")" "$step"/*.md; then
+      echo "$patch: no lab note or lesson of $step names it (say what it tried and how it went)" >&2
       failures=$((failures + 1)); continue
     fi
-    echo "ok: $patch applies at ${at:0:12}, named in ${patch%%/*}'s notes"
+    echo "ok: $patch applies at ${at:0:12}, named in $step's notes"
   done
   echo "experiment patches: $count, $failures that apply nowhere or that no note names"
   exit $((failures != 0))

@@ -31,7 +31,7 @@ build_at() {
   [ $# -ge 3 ] || usage "build takes REV DIR STEP [PATCH...]"
   local rev=$1 dir=$2 step=$3 tree patch patches=()
   shift 3
-  rev=$(git rev-parse --verify --quiet "$rev^{commit}") || usage "'$rev' is not a revision of this repository"  # fixed now: HEAD may move during the build
+  rev=$(git rev-parse --verify --quiet "$rev^{commit}") || usage "'$rev' is not a revision of this repository"  # resolved once: HEAD may move while it builds
   [ -f "$step/$step.cu" ] || usage "'$step' is not a step (no $step/$step.cu)"
   for patch in "$@"; do
     [ -f "$patch" ] || usage "there is no patch '$patch'"

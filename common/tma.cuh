@@ -95,10 +95,12 @@ __device__ __forceinline__ void tensor_copy_2d(void* smem_dst, const CUtensorMap
 
 // The same box, written at the same shared-memory offset in every CTA of the cluster whose bit is
 // set in `cta_mask` (bit r: the CTA of rank r), and counted on the barrier at `bar`'s offset in
-// each of them: one read of L2 serves several SMs (TMA multicast).
+// each of them: one read of L2 serves several SMs (TMA multicast). Compiled only into sm_90a code,
+// like the wgmma of its one caller (step 3's wgmma_g128_pair): for sm_100 and sm_120 without their
+// "a" suffix, ptxas warns that this modifier may be slow there, and nothing there would launch it.
 __device__ __forceinline__ void tensor_copy_2d_multicast(void* smem_dst, const CUtensorMap* map, int x, int y, uint64_t* bar,
                                                          uint16_t cta_mask) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     asm volatile(
         "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
         " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(shared_address(smem_dst)),

@@ -219,7 +219,8 @@ noise_margin_zero|scripts/update_targets.py|s/NOISE = 0.02 /NOISE = 0.0 /|test_c
 repeats_best_run|scripts/results_csv.py|s/statistics.median_low\(/min(/|test_common|^update_targets_fills_readmes$|cpu
 repeats_failure_outvoted|scripts/results_csv.py|s/row = next\(\(r for r in bad if r\["status"\] != "PASS"\), bad\[0\]\)/row = next((r for r in runs if r not in bad), bad[0])/|test_common|^update_targets_fills_readmes$|cpu
 bench_repeat_unchecked|scripts/bench_all.sh|s/if ! \[\[ \$repeat =~/if [[ \$repeat =~/|test_common|^bench_all_without_gpu$|cpu
-course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_sections_exist$|cpu
+course_plan_heading_renamed|step5_llama_compare/README.md|s/## The four levels/## Four levels/|test_common|^course_plan_references_exist$|cpu
+course_plan_question_renumbered|step3_w4a16/README.md|s/\n8\. \*\*Loads or math\?/\n**Loads or math?/|test_common|^course_plan_references_exist$|cpu
 lab_notes_heading_renamed|step4_w4a8/LAB_NOTES.md|s/## The quantizer /## Quantizer /|test_common|^section_references_exist$|cpu
 lesson_command_kernel_misspelt|step4_w4a8/README.md|s/--kernel naive,dp4a_tiled/--kernel naive,dp4a_tile/|all|^kernel_names_exist$|cpu
 row_block_tile_order|common/row_blocks.h|s/\* block_tiles \+ j\) \* words_per_piece/+ j * pieces_per_tile) * words_per_piece/|test_w4a8_cpu|^step4_cpu_formula_and_golden_dots$|cpu

@@ -20,25 +20,20 @@ import sys
 from test_section_references import headings  # the same reading of a Markdown file's headings
 
 
-def plan_rows(readme: str) -> list:
+def plan_cells(readme: str) -> list:
+    """The cells of every lesson row of the course plan: lesson, sections, run, assign, check."""
     section = readme.split("## A course plan", 1)[1].split("\n## ", 1)[0]
     rows = []
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) >= 2 and re.match(r"\d+\.\d+ ", cells[0]):
-            rows.append((cells[0], cells[1]))
+            rows.append(cells)
     return rows
 
 
-def plan_assignments(readme: str) -> list:
-    """(lesson, its "assign" cell) for every row of the course plan."""
-    section = readme.split("## A course plan", 1)[1].split("\n## ", 1)[0]
-    rows = []
-    for line in section.splitlines():
-        cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) >= 4 and re.match(r"\d+\.\d+ ", cells[0]):
-            rows.append((cells[0], cells[3]))
-    return rows
+def plan_rows(readme: str) -> list:
+    """(lesson, its sections) for every row."""
+    return [(cells[0], cells[1]) for cells in plan_cells(readme)]
 
 
 def numbers(text: str) -> list:
@@ -67,7 +62,7 @@ def question_numbers(md: pathlib.Path) -> set:
 def missing_assignments(root: pathlib.Path) -> list:
     problems = []
     assigned = re.compile(r"(?:([A-Z_]+\.md) )?(question|exercise)s? (\d+(?:-\d+)?(?:(?:, | and )\d+(?:-\d+)?)*)")
-    for lesson, cell in plan_assignments((root / "README.md").read_text()):
+    for lesson, cell in ((c[0], c[3]) for c in plan_cells((root / "README.md").read_text()) if len(c) >= 4):
         step_dir = next(iter(sorted(root.glob(f"step{lesson.split('.')[0]}_*"))), None)
         if step_dir is None:
             problems.append(f"{lesson}: no step directory for its assignments")

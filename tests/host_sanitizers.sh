@@ -31,7 +31,7 @@ if ! "$cmake" -S "$src" -B "$work/build" -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_B
   echo "FAIL: the sanitizer build did not configure"; tail -n 20 "$work/configure.log"; exit 1
 fi
 # shellcheck disable=SC2086  # the target list is words
-if ! "$cmake" --build "$work/build" -j 2 --target $units >"$work/build.log" 2>&1; then
+if ! "$cmake" --build "$work/build" -j "$(nproc 2>/dev/null || echo 2)" --target $units >"$work/build.log" 2>&1; then
   echo "FAIL: the sanitizer build did not compile"; grep -m 10 -i "error" "$work/build.log"; exit 1
 fi
 

@@ -555,24 +555,54 @@ inline int64_t resident_ctas(int splits) {
     return ctas;
 }
 
+// CTAs of clusters of `splits` CTAs that the GPU runs at once with no two on one SM: the occupancy
+// API asked about a launch whose shared memory leaves no room for a second CTA beside each. A
+// cluster's CTAs share a GPC, and not every GPC holds a multiple of the cluster's size: the H200
+// runs 66 clusters of 2 this way (132 CTAs), 39 of 3 (117), 30 of 4 (120), 15 of 8. The clusters
+// beyond those go to SMs that already hold one, where they take about 1.4 times as long, and the
+// launch waits for them (a probe of %smid, H200, 2026-12-04: LAB_NOTES.md, "Where M = 64 waits").
+template <class C>
+inline int64_t one_per_sm_ctas(int splits) {
+    static int64_t known[kMaxSplits + 1] = {};
+    int64_t& ctas = known[splits];
+    if (ctas == 0) {
+        if (C::kPair * splits == 1) return ctas = current_sm_count();
+        int device = 0, smem_per_sm = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+        const int alone = std::max<int>(C::kSmemBytes, smem_per_sm / 2 + 1);  // more than half of an SM's
+        auto kernel = w4a16_wgmma<C>;
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, alone));
+        ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
+        launch.config.dynamicSmemBytes = alone;
+        int clusters = 0;
+        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+        ctas = (int64_t)std::max(1, clusters) * C::kPair * splits;
+    }
+    return ctas;
+}
+
 // How many CTAs share each tile's K: the S of least estimated time, the smallest on a tie. A CTA
 // costs its K-tiles plus about kFixedKTiles (launch, filling the pipeline) plus, when split, its
 // reduction (about kBM / 16 K-tiles: the accumulators it writes and reads); the launch takes as many
 // such CTA times as waves, tiles·S / the CTAs that run at once. For a tile of 32 tokens or fewer
 // the tensor cores of an SM are mostly idle, and the extra CTAs that fit on one SM run nearly for
-// free; a 64- or 128-token CTA keeps them busy, so only one CTA per SM counts. (This model was fitted
-// to the H200 sweep of 2026-12-02; the sweep prints what it chose beside what was fastest.)
+// free; a 64- or 128-token CTA keeps them busy, so only the CTAs that run one per SM count
+// (one_per_sm_ctas). Any S from 1 to 8: at M = 64, N = 4096, 32 tiles in clusters of 3 (96 CTAs)
+// run at once, one per SM, where clusters of 4 (128 CTAs) do not. (This model was fitted to the
+// H200 sweep of 2026-12-02; the sweep prints what it chose beside what was fastest.)
 constexpr int64_t kFixedKTiles = 8;
 template <class C>
 inline int64_t split_time(int64_t tiles, int k_tiles, int splits) {
-    const int64_t slots = C::kBM <= 32 ? resident_ctas<C>(splits) : std::min<int64_t>(resident_ctas<C>(splits), current_sm_count());
+    const int64_t slots = C::kBM <= 32 ? resident_ctas<C>(splits) : one_per_sm_ctas<C>(splits);
     const int64_t per_cta = ceil_div((int64_t)k_tiles, (int64_t)splits) + kFixedKTiles + (splits > 1 ? C::kBM / 16 : 0);
     return ceil_div(tiles * splits, slots) * per_cta;
 }
 template <class C>
 inline int choose_splits(int64_t tiles, int k_tiles) {
     int best = 1;
-    for (int s = 2; s * C::kPair <= kMaxSplits && k_tiles / s >= kMinKTilesPerSplit; s *= 2)
+    for (int s = 2; s * C::kPair <= kMaxSplits && k_tiles / s >= kMinKTilesPerSplit; ++s)
         if (split_time<C>(tiles, k_tiles, s) < split_time<C>(tiles, k_tiles, best)) best = s;
     return best;
 }

@@ -538,6 +538,17 @@ struct ClusterLaunch {
     ClusterLaunch& operator=(const ClusterLaunch&) = delete;
 };
 
+// CTAs of clusters of `splits` CTAs that the GPU runs at once when each CTA asks for `smem` bytes
+// of shared memory (the occupancy API; the kernel's shared-memory size must allow `smem`).
+template <class C>
+inline int64_t cluster_ctas_at_once(int splits, int smem) {
+    ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
+    launch.config.dynamicSmemBytes = smem;
+    int clusters = 0;
+    CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, w4a16_wgmma<C>, &launch.config));
+    return (int64_t)std::max(1, clusters) * C::kPair * splits;
+}
+
 // CTAs of clusters of `splits` CTAs that the GPU runs at once (asked once per configuration;
 // the kernel's shared-memory size must be set first).
 template <class C>
@@ -545,12 +556,8 @@ inline int64_t resident_ctas(int splits) {
     static int64_t known[kMaxSplits + 1] = {};
     int64_t& ctas = known[splits];
     if (ctas == 0) {
-        auto kernel = w4a16_wgmma<C>;
-        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(kernel, C::kThreads, C::kSmemBytes);
-        const ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
-        int clusters = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
-        ctas = (int64_t)std::max(1, clusters) * C::kPair * splits;
+        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(w4a16_wgmma<C>, C::kThreads, C::kSmemBytes);
+        ctas = cluster_ctas_at_once<C>(splits, C::kSmemBytes);
     }
     return ctas;
 }
@@ -573,12 +580,8 @@ inline int64_t one_per_sm_ctas(int splits) {
         const int alone = std::max<int>(C::kSmemBytes, smem_per_sm / 2 + 1);  // more than half of an SM's
         auto kernel = w4a16_wgmma<C>;
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, alone));
-        ClusterLaunch<C> launch(dim3(C::kPair, 1, splits), nullptr);
-        launch.config.dynamicSmemBytes = alone;
-        int clusters = 0;
-        CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, kernel, &launch.config));
+        ctas = cluster_ctas_at_once<C>(splits, alone);
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
-        ctas = (int64_t)std::max(1, clusters) * C::kPair * splits;
     }
     return ctas;
 }

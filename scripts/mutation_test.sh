@@ -59,6 +59,7 @@ q4_0_tie_break|common/ggml_quants.h|s/if \(fabsf\(x\[j\]\) > amax\)/if (fabsf(x[
 mma_store_guard|common/mma_tiles.cuh|s/if \(n < N && m < M\) c\[/if (n < N) c[/|step3_w4a16|^step3_memcheck|gpu
 mma_skip_last_k_tile|step3_w4a16/kernels/04_mma_g128.cuh|s/cp_async_pipeline<C::kStages>\(\n(\s+)k_tiles,/cp_async_pipeline<C::kStages>(\n$1k_tiles - 1,/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 mma_zero_of_wrong_row|step3_w4a16/kernels/04_mma_g128.cuh|s/nibbles_to_half2\(word >> 4, z_hi\[tn\]\)/nibbles_to_half2(word >> 4, z_lo[tn])/|step3_w4a16|^step3_shape_37x100x4224$|gpu
+mma_second_tile_of_first|step3_w4a16/kernels/04_mma_g128.cuh|s/const int t = wn \* C::kTilesN \+ tn;/const int t = wn * C::kTilesN;/|step3_w4a16|^step3_shape_17x4100x4224$|gpu
 gemv_swizzle_key|step3_w4a16/kernels/03_gemv.cuh|s/return \{stage \+ 8 \* token_chunk, token_chunk % 8\};/return {stage + 8 * token_chunk, 0};/|step3_w4a16|^step3_shape_2x4100x4224$|gpu
 wgmma_kstep_offset|common/wgmma.cuh|s/32u \* \(uint32_t\)k_step/0u * (uint32_t)k_step/|step3_w4a16|^step3_shape_37x100x4224$|gpu
 wgmma_zero_of_wrong_row|step3_w4a16/kernels/07_wgmma_g128.cuh|s/high_nibble_bias\(__high2half2\(z\)\)/high_nibble_bias(__low2half2(z))/|step3_w4a16|^step3_shape_37x100x4224$|gpu

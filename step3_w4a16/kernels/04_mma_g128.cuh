@@ -64,15 +64,18 @@ struct Config {
 };
 
 // Chosen by timing candidates on the H200 (2026-11-30, README.md), K = 14336. Up to 64 tokens,
-// narrow CTAs of 16 weight rows (256 CTAs at N = 4096, all streaming) whose warps split K beat
-// wider tiles: 16 warps for decoding (16.2 against 17.8 us with 8), then fewer as the token tile
-// grows (M = 16: 21 against 30 us; M = 64: 43 against 76 us). Beyond, 64-row tiles: 64 x 128
-// with 2+ CTAs per SM when that fills the GPU (M = 512: 57 against 63 us for 128 x 128).
+// narrow CTAs whose warps split K beat wider tiles: 16 warps for decoding (16.2 against 17.8 us
+// with 8), then fewer as the token tile grows (M = 16: 21 against 30 us; M = 64: 43 against
+// 76 us). Every CTA copies all of its tokens' activations from L2, so from 9 to 32 tokens the
+// tiles are 32 weight rows tall (128 CTAs at N = 4096), not 16: half the copies (H200,
+// 2026-12-05, µs: M = 16 7.6 -> 7.0 at K = 4096, 20.7 -> 18.2 at K = 14336; M = 32 10.1 -> 9.5).
+// Beyond, 64-row tiles: 64 x 128 with 2+ CTAs per SM when that fills the GPU (M = 512: 57
+// against 63 us for 128 x 128).
 // Each is a type of its own, not an alias of its Config, so that its kernel is named after it
 // (w4a16_mma_g128<mma_g128::Large>) whatever its numbers: scripts/sass_mix.txt finds it so.
 struct Decode : Config<1, 1, 16, 1, 1, 4> {};   // M <= 8:   16 rows x   8 tokens, K split 16 ways
-struct Tokens16 : Config<1, 1, 8, 1, 2, 4> {};  // M <= 16:  16 rows x  16 tokens, K split 8 ways
-struct Tokens32 : Config<1, 1, 8, 1, 4, 3> {};  // M <= 32:  16 rows x  32 tokens, K split 8 ways
+struct Tokens16 : Config<1, 1, 8, 2, 2, 4> {};  // M <= 16:  32 rows x  16 tokens, K split 8 ways
+struct Tokens32 : Config<1, 1, 8, 2, 4, 3> {};  // M <= 32:  32 rows x  32 tokens, K split 8 ways
 struct Tokens64 : Config<1, 1, 4, 1, 8, 3> {};  // M <= 64:  16 rows x  64 tokens, K split 4 ways
 struct Medium : Config<2, 2, 2, 2, 4, 4> {};    // otherwise 64 rows x  64 tokens, K split 2 ways ...
 struct Large : Config<2, 2, 1, 2, 8, 4, 2> {};  // ... or    64 rows x 128 tokens when that fills the GPU

@@ -516,6 +516,24 @@ inline int token_tile(int64_t M) {
 inline int64_t ctas_along_n(int64_t N, int row_tiles) { return ceil_div(ceil_div(N, (int64_t)kMmaRows), (int64_t)row_tiles); }
 inline int64_t row_blocks_of(int64_t N) { return ctas_along_n(N, kRowTiles); }
 
+// The shared memory a launch of C asks for: its own, or, for tiles of 32 tokens or fewer (whose
+// CTAs the split model counts as slots however many share an SM), more than a third of an SM's, so
+// that no SM holds three of them while others hold one or none (a probe of %smid at M = 16,
+// S = 8, H200, 2026-12-04: 256 CTAs on 124 SMs, 16 SMs with three). H200, 2026-12-05, µs:
+// M = 16 9.0 -> 7.8 at K = 4096 and 20.0 -> 16.5 at K = 14336, M = 32 10.1 -> 9.0 (LAB_NOTES.md,
+// "Where M = 64 waits").
+template <class C>
+inline int launch_smem() {
+    static const int bytes = [] {
+        if (C::kBM > 32) return C::kSmemBytes;
+        int device = 0, smem_per_sm = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+        return std::max<int>(C::kSmemBytes, smem_per_sm / 3 + 1);
+    }();
+    return bytes;
+}
+
 // A launch of C's kernel on `grid`, whose z extent (the splits of K) and, for a pair, two
 // neighbouring x (row blocks) are one cluster when that is more than one CTA; always a
 // programmatic dependent of the previous kernel in the stream (common/pdl.cuh), so that its CTAs
@@ -531,7 +549,7 @@ struct ClusterLaunch {
         attrs[0].val.programmaticStreamSerializationAllowed = 1;
         attrs[1].id = cudaLaunchAttributeClusterDimension;
         attrs[1].val.clusterDim.x = C::kPair, attrs[1].val.clusterDim.y = 1, attrs[1].val.clusterDim.z = grid.z;
-        config.gridDim = grid, config.blockDim = dim3(C::kThreads), config.dynamicSmemBytes = C::kSmemBytes, config.stream = s;
+        config.gridDim = grid, config.blockDim = dim3(C::kThreads), config.dynamicSmemBytes = launch_smem<C>(), config.stream = s;
         config.attrs = attrs, config.numAttrs = C::kPair * grid.z > 1 ? 2 : 1;
     }
     ClusterLaunch(const ClusterLaunch&) = delete;
@@ -556,8 +574,8 @@ inline int64_t resident_ctas(int splits) {
     static int64_t known[kMaxSplits + 1] = {};
     int64_t& ctas = known[splits];
     if (ctas == 0) {
-        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(w4a16_wgmma<C>, C::kThreads, C::kSmemBytes);
-        ctas = cluster_ctas_at_once<C>(splits, C::kSmemBytes);
+        if (C::kPair * splits == 1) return ctas = ctas_in_one_wave(w4a16_wgmma<C>, C::kThreads, launch_smem<C>());
+        ctas = cluster_ctas_at_once<C>(splits, launch_smem<C>());
     }
     return ctas;
 }
@@ -577,11 +595,11 @@ inline int64_t one_per_sm_ctas(int splits) {
         int device = 0, smem_per_sm = 0;
         CUDA_CHECK(cudaGetDevice(&device));
         CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-        const int alone = std::max<int>(C::kSmemBytes, smem_per_sm / 2 + 1);  // more than half of an SM's
+        const int alone = std::max<int>(launch_smem<C>(), smem_per_sm / 2 + 1);  // more than half of an SM's
         auto kernel = w4a16_wgmma<C>;
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, alone));
         ctas = cluster_ctas_at_once<C>(splits, alone);
-        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+        CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, launch_smem<C>()));
     }
     return ctas;
 }
@@ -590,7 +608,7 @@ inline int64_t one_per_sm_ctas(int splits) {
 // costs its K-tiles plus about kFixedKTiles (launch, filling the pipeline) plus, when split, its
 // reduction (about kBM / 16 K-tiles: the accumulators it writes and reads); the launch takes as many
 // such CTA times as waves, tiles·S / the CTAs that run at once. For a tile of 32 tokens or fewer
-// the tensor cores of an SM are mostly idle, and the extra CTAs that fit on one SM run nearly for
+// the tensor cores of an SM are mostly idle, and a second CTA on an SM (at most two: launch_smem) runs nearly for
 // free; a 64- or 128-token CTA keeps them busy, so only the CTAs that run one per SM count
 // (one_per_sm_ctas). Any S from 1 to 8: at M = 64, N = 4096, 32 tiles in clusters of 3 (96 CTAs)
 // run at once, one per SM, where clusters of 4 (128 CTAs) do not. (This model was fitted to the
@@ -615,7 +633,7 @@ inline void launch_config(const W4A16Args& p, cudaStream_t s) {
     const CUtensorMap act_map =
         tensor_map_2d(p.a_f16, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, p.M, p.K, C::kBoxTokens, kBK, CU_TENSOR_MAP_SWIZZLE_128B);
     auto kernel = w4a16_wgmma<C>;
-    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes));
+    CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, launch_smem<C>()));
     const int64_t row_blocks = row_blocks_of(p.N), token_tiles = ceil_div(p.M, C::kBM);
     const int splits = C::kSplitWarpgroups ? 1 : choose_splits<C>(row_blocks * token_tiles, (int)(p.K / kBK));
     const int64_t ctas = ctas_along_n(p.N, C::kRowTilesPerCta);

@@ -73,6 +73,7 @@ wgmma_q4_0_first_block_scale|step3_w4a16/kernels/07_wgmma_g128.cuh|s/bits_half2\
 wgmma_q4_0_scale_piece_per_group|step3_w4a16/kernels/07_wgmma_g128.cuh|s/static constexpr int kStagesPerScalePiece = 1;/static constexpr int kStagesPerScalePiece = 2;/|step3_w4a16|^step3_wgmma_shape_37x4100x4224$|gpu
 wgmma_row_block_order|common/row_blocks.h|s/\&dst\[\(\(block \* pieces_per_tile \+ p\) \* block_tiles \+ j\) \* words_per_piece\]/&dst[((block * block_tiles + j) * pieces_per_tile + p) * words_per_piece]/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_ignores_code|step3_w4a16/kernels/08_auto_g128.cuh|s/arch_shortfall\(gpu, kWgmmaArch\).empty\(\) && //|test_w4a16_cpu|^step3_cpu|cpu
+auto_g128_ignores_long_k|step3_w4a16/kernels/08_auto_g128.cuh|s/wgmma_pays = c\.M > kMaxMmaSyncTokens \x7c\x7c c\.K >= kMinWgmmaK;/wgmma_pays = c.M > kMaxMmaSyncTokens;/|test_w4a16_cpu|^step3_cpu|cpu
 wgmma_token_tile|step3_w4a16/kernels/07_wgmma_g128.cuh|s/if \(M > kMaxTokens\) return kMaxTokens;/if (M > kMaxTokens \/ 2) return kMaxTokens;/|test_w4a16_cpu|^step3_cpu|cpu
 auto_copy_engine_tokens|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxCopyEngineTokens = 1;/kMaxCopyEngineTokens = 2;/|test_w4a16_cpu|^step3_cpu|cpu
 auto_g128_threshold|step3_w4a16/kernels/08_auto_g128.cuh|s/kMaxMmaSyncTokens = 16/kMaxMmaSyncTokens = 32/|test_w4a16_cpu|^step3_cpu|cpu

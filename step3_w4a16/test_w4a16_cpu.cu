@@ -227,8 +227,8 @@ static void test_row_block_order() {
 }
 
 // The entry point's choice (08), on a described GPU (no device needed): the copy-engine GEMV at one
-// token where sm_90 code runs, the tensor-core GEMV up to 4 tokens, mma.sync up to 16, wgmma beyond
-// only where sm_90a code runs, mma.sync otherwise.
+// token where sm_90 code runs, the tensor-core GEMV up to 4 tokens, mma.sync up to 16 (wgmma from 5
+// where K is long), wgmma beyond only where sm_90a code runs, mma.sync otherwise.
 static void test_entry_point_choice() {
     Gpu h200;
     h200.cc = 90, h200.code_sm = 90, h200.code_arch_specific = true, h200.sms = 132, h200.smem_per_block_optin = 232448;
@@ -242,6 +242,8 @@ static void test_entry_point_choice() {
     EXPECT(picks(4, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(5, 4096, h200) == "mma_g128");
     EXPECT(picks(16, 4096, h200) == "mma_g128");
+    EXPECT(picks(5, 14336, h200) == "wgmma_g128" && picks(16, 8192, h200) == "wgmma_g128");
+    EXPECT(picks(16, 14336, sm90_build) == "mma_g128" && picks(4, 14336, h200) == "gemv_mma_g128");
     EXPECT(picks(17, 4096, h200) == "wgmma_g128");
     EXPECT(picks(512, 14336, h200) == "wgmma_g128");
     EXPECT(picks(512, 4096, sm90_build) == "mma_g128");

@@ -257,6 +257,18 @@ inline int current_sm_count() {
     return sms;
 }
 
+// The current device's shared memory per SM, all its CTAs together, read once (for launchers
+// that choose how many CTAs may share an SM by how much each asks for).
+inline int current_smem_per_sm() {
+    static const int bytes = [] {
+        int device = 0, smem = 0;
+        CUDA_CHECK(cudaGetDevice(&device));
+        CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
+        return smem;
+    }();
+    return bytes;
+}
+
 // How many CTAs of `kernel` (`threads` each, `smem` bytes of dynamic shared memory) the GPU runs
 // at once: its SMs times the CTAs that fit on one (at least one). Persistent launchers size by it.
 template <class Kernel>

@@ -524,13 +524,7 @@ inline int64_t row_blocks_of(int64_t N) { return ctas_along_n(N, kRowTiles); }
 // "Where M = 64 waits").
 template <class C>
 inline int launch_smem() {
-    static const int bytes = [] {
-        if (C::kBM > 32) return C::kSmemBytes;
-        int device = 0, smem_per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-        return std::max<int>(C::kSmemBytes, smem_per_sm / 3 + 1);
-    }();
+    static const int bytes = C::kBM > 32 ? C::kSmemBytes : std::max<int>(C::kSmemBytes, current_smem_per_sm() / 3 + 1);
     return bytes;
 }
 
@@ -592,10 +586,7 @@ inline int64_t one_per_sm_ctas(int splits) {
     int64_t& ctas = known[splits];
     if (ctas == 0) {
         if (C::kPair * splits == 1) return ctas = current_sm_count();
-        int device = 0, smem_per_sm = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&smem_per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-        const int alone = std::max<int>(launch_smem<C>(), smem_per_sm / 2 + 1);  // more than half of an SM's
+        const int alone = std::max<int>(launch_smem<C>(), current_smem_per_sm() / 2 + 1);  // more than half of an SM's
         auto kernel = w4a16_wgmma<C>;
         CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, alone));
         ctas = cluster_ctas_at_once<C>(splits, alone);
@@ -608,8 +599,8 @@ inline int64_t one_per_sm_ctas(int splits) {
 // costs its K-tiles plus about kFixedKTiles (launch, filling the pipeline) plus, when split, its
 // reduction (about kBM / 16 K-tiles: the accumulators it writes and reads); the launch takes as many
 // such CTA times as waves, tiles·S / the CTAs that run at once. For a tile of 32 tokens or fewer
-// the tensor cores of an SM are mostly idle, and a second CTA on an SM (at most two: launch_smem) runs nearly for
-// free; a 64- or 128-token CTA keeps them busy, so only the CTAs that run one per SM count
+// the tensor cores of an SM are mostly idle, and a second CTA on an SM (at most two: launch_smem)
+// runs nearly for free; a 64- or 128-token CTA keeps them busy, so only the CTAs that run one per SM count
 // (one_per_sm_ctas). Any S from 1 to 8: at M = 64, N = 4096, 32 tiles in clusters of 3 (96 CTAs)
 // run at once, one per SM, where clusters of 4 (128 CTAs) do not. (This model was fitted to the
 // H200 sweep of 2026-12-02; the sweep prints what it chose beside what was fastest.)

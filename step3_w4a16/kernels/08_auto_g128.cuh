@@ -10,8 +10,9 @@
 // while 04 streams each row tile's whole K in one CTA (H200 sweep, 2026-12-05, µs, 04 / 07: M = 8
 // and 16 at K = 4096 6.8 / 7.4 and 7.0 / 7.8, at K = 14336 17.8 / 15.7 and 18.1 / 16.3; where
 // between the two K it crosses was not measured). 07 needs sm_90a code: built for another
-// target, or on another GPU, the entry point falls back to 04, which runs from sm_80 on. The sweep prints the choice at
-// every M beside the fastest kernel it measured, so a threshold that is wrong on your GPU shows.
+// target, or on another GPU, the entry point falls back to 04, which runs from sm_80 on. The
+// sweep prints the choice at every M beside the fastest kernel it measured, so a threshold that
+// is wrong on your GPU shows.
 // Limit: the thresholds are the H200's; on another GPU, time the candidates (--sweep) and move them.
 #pragma once
 

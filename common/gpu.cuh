@@ -246,28 +246,21 @@ inline void print_gpu_header(const Gpu& gpu) {
     std::printf("\n");
 }
 
-// The current device's SM count, read once (for launchers that size their grid by it).
-inline int current_sm_count() {
-    static const int sms = [] {
-        int device = 0, count = 0;
+// An attribute of the current device, read once (for launchers that size their grid by it).
+template <cudaDeviceAttr kAttribute>
+inline int current_device_attribute() {
+    static const int value = [] {
+        int device = 0, v = 0;
         CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
-        return count;
+        CUDA_CHECK(cudaDeviceGetAttribute(&v, kAttribute, device));
+        return v;
     }();
-    return sms;
+    return value;
 }
-
-// The current device's shared memory per SM, all its CTAs together, read once (for launchers
-// that choose how many CTAs may share an SM by how much each asks for).
-inline int current_smem_per_sm() {
-    static const int bytes = [] {
-        int device = 0, smem = 0;
-        CUDA_CHECK(cudaGetDevice(&device));
-        CUDA_CHECK(cudaDeviceGetAttribute(&smem, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device));
-        return smem;
-    }();
-    return bytes;
-}
+inline int current_sm_count() { return current_device_attribute<cudaDevAttrMultiProcessorCount>(); }
+// Shared memory per SM, all its CTAs together (for launchers that choose how many CTAs may share
+// an SM by how much each asks for).
+inline int current_smem_per_sm() { return current_device_attribute<cudaDevAttrMaxSharedMemoryPerMultiprocessor>(); }
 
 // How many CTAs of `kernel` (`threads` each, `smem` bytes of dynamic shared memory) the GPU runs
 // at once: its SMs times the CTAs that fit on one (at least one). Persistent launchers size by it.

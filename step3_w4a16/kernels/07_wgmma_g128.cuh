@@ -120,6 +120,9 @@ struct Config {
     static constexpr int kStageStride = (kStageTxBytes + 1023) / 1024 * 1024;
     static constexpr int kSmemBytes = 1024 + STAGES * kStageStride + 2 * STAGES * 8;  // alignment slack, stages, barriers
     static constexpr int kAccPerThread = TOKENS / 2;         // 64 rows x TOKENS over 128 threads
+    // Tiles this narrow leave an SM's tensor cores mostly idle, so two CTAs may share one: the
+    // split model counts every CTA that fits as a slot, and launch_smem keeps it to two.
+    static constexpr bool kTwoPerSm = TOKENS <= 32;
     // The copy warps: one, or from 128 tokens on a whole warpgroup (one warp of it copies) that
     // lends its registers to the math warpgroups (setmaxnreg: kMathRegisters each, kCopyRegisters
     // left to it). ptxas counts a CTA's registers in whole warpgroups: with one copy warp, 288
@@ -524,7 +527,7 @@ inline int64_t row_blocks_of(int64_t N) { return ctas_along_n(N, kRowTiles); }
 // "Where M = 64 waits").
 template <class C>
 inline int launch_smem() {
-    static const int bytes = C::kBM > 32 ? C::kSmemBytes : std::max<int>(C::kSmemBytes, current_smem_per_sm() / 3 + 1);
+    static const int bytes = C::kTwoPerSm ? std::max<int>(C::kSmemBytes, current_smem_per_sm() / 3 + 1) : C::kSmemBytes;
     return bytes;
 }
 
@@ -607,7 +610,7 @@ inline int64_t one_per_sm_ctas(int splits) {
 constexpr int64_t kFixedKTiles = 8;
 template <class C>
 inline int64_t split_time(int64_t tiles, int k_tiles, int splits) {
-    const int64_t slots = C::kBM <= 32 ? resident_ctas<C>(splits) : one_per_sm_ctas<C>(splits);
+    const int64_t slots = C::kTwoPerSm ? resident_ctas<C>(splits) : one_per_sm_ctas<C>(splits);
     const int64_t per_cta = ceil_div((int64_t)k_tiles, (int64_t)splits) + kFixedKTiles + (splits > 1 ? C::kBM / 16 : 0);
     return ceil_div(tiles * splits, slots) * per_cta;
 }

@@ -8,11 +8,11 @@
 // wgmma (07), whose clusters split K while the tiles are too few to fill the GPU. At 5 to 16 tokens
 // 07 needs long rows: its split CTAs then each have enough K-tiles to pay for their fixed costs,
 // while 04 streams each row tile's whole K in one CTA (H200 sweep, 2026-12-05, µs, 04 / 07: M = 8
-// and 16 at K = 4096 6.8 / 7.4 and 7.0 / 7.8, at K = 14336 17.8 / 15.7 and 18.1 / 16.3; where
-// between the two K it crosses was not measured). 07 needs sm_90a code: built for another
-// target, or on another GPU, the entry point falls back to 04, which runs from sm_80 on. The
-// sweep prints the choice at every M beside the fastest kernel it measured, so a threshold that
-// is wrong on your GPU shows.
+// and 16 at K = 4096 6.8 / 7.4 and 7.0 / 7.8, at K = 14336 17.8 / 15.7 and 18.1 / 16.3; timed
+// between them on an H100 the same day, the two tie at K = 8192, LAB_NOTES.md). 07 needs
+// sm_90a code: built for another target, or on another GPU, the entry point falls back to 04,
+// which runs from sm_80 on. The sweep prints the choice at every M beside the fastest kernel it
+// measured, so a threshold that is wrong on your GPU shows.
 // Limit: the thresholds are the H200's; on another GPU, time the candidates (--sweep) and move them.
 #pragma once
 

@@ -52,10 +52,10 @@ for s in "${steps[@]}"; do
   done
 done
 
-# The profiles and instruction counts the lessons quote (scripts/profiles.txt, scripts/sass_mix.txt),
-# when Nsight Compute and cuobjdump are there. quote_into LOG WHAT CMD... runs CMD into LOG; when it
-# fails the log is dropped, so the README keeps its last good block, and unless the tool was
-# missing (exit 77) WHAT is named in the summary.
+# The profiles, stalls by line and instruction counts the lessons quote (scripts/profiles.txt,
+# scripts/stalls.txt, scripts/sass_mix.txt), when Nsight Compute and cuobjdump are there.
+# quote_into LOG WHAT CMD... runs CMD into LOG; when it fails the log is dropped, so the README keeps
+# its last good block, and unless the tool was missing (exit 77) WHAT is named in the summary.
 extras_failed=()
 quote_into() {
   local log=$1 what=$2 rc
@@ -64,15 +64,22 @@ quote_into() {
   rc=$?
   if [ $rc -ne 0 ]; then rm -f "$log"; [ $rc -eq 77 ] || extras_failed+=("$what (exit $rc)"); fi
 }
-while read -r pstep pkernel pargs; do
-  case "$pstep" in ''|'#'*) continue ;; esac
-  function=
-  case "$pargs" in FUNCTION=*) function=${pargs%% *}; function=${function#FUNCTION=}; pargs=${pargs#"FUNCTION=$function"} ;; esac
-  m=$(printf '%s\n' "$pargs" | sed -n 's/.*--m \([0-9]*\).*/\1/p')
-  # shellcheck disable=SC2086
-  quote_into "$LOG_DIR/profile--$pstep--$pkernel--m${m:-0}.log" "profile $pstep $pkernel" \
-    env FUNCTION="$function" scripts/profile.sh "$pstep" "$pkernel" $pargs
-done <scripts/profiles.txt
+# quote_profiles LIST PREFIX [--by-line]: scripts/profile.sh on each line of LIST (STEP KERNEL
+# [FUNCTION=REGEX] [ARGS]) into LOG_DIR/PREFIX--STEP--KERNEL--mM.log.
+quote_profiles() {
+  local list=$1 prefix=$2 mode=${3:-} pstep pkernel pargs function m
+  while read -r pstep pkernel pargs; do
+    case "$pstep" in ''|'#'*) continue ;; esac
+    function=
+    case "$pargs" in FUNCTION=*) function=${pargs%% *}; function=${function#FUNCTION=}; pargs=${pargs#"FUNCTION=$function"} ;; esac
+    m=$(printf '%s\n' "$pargs" | sed -n 's/.*--m \([0-9]*\).*/\1/p')
+    # shellcheck disable=SC2086
+    quote_into "$LOG_DIR/$prefix--$pstep--$pkernel--m${m:-0}.log" "$prefix $pstep $pkernel" \
+      env FUNCTION="$function" scripts/profile.sh $mode "$pstep" "$pkernel" $pargs
+  done <"$list"
+}
+quote_profiles scripts/profiles.txt profile
+quote_profiles scripts/stalls.txt stalls --by-line
 while read -r label sstep sfunction sargs; do
   case "$label" in ''|'#'*) continue ;; esac
   # shellcheck disable=SC2086

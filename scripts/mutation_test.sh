@@ -175,6 +175,10 @@ arch_older_than_toolkit|CMakeLists.txt|s/if\(number LESS oldest_arch\)/if(number
 act_first_row_modulo|step4_w4a8/kernels/09_mma_int8.cuh|s/return thread \/ kPiecesPerRow; \}/return thread % kPiecesPerRow; }/|test_w4a8_cpu|^step4_cpu|cpu
 fragment_figure_drift|step3_w4a16/w4a16_formats.h|s/return \{g \+ 8 \* \(j & 1\), 2 \* t \+ 8 \* \(j >> 1\) \+ h\};/return {g + 8 * (j >> 1), 2 * t + 8 * (j \& 1) + h};/|fragment_layouts|^fragment_figures_match_code$|cpu
 chapters_left_stale|scripts/update_readme_results.py|s/root.glob\("\*\*\/\*.md"\)/root.glob("**\/README.md")/|test_common|^readme_updater_refuses_bad_logs$|cpu
+stalls_block_unlabelled|scripts/update_readme_results.py|s/"stalls": "scripts\/profile.sh --by-line", //|test_common|^readme_updater_refuses_bad_logs$|cpu
+profile_by_line_ignored|scripts/profile.sh|s/then by_line=1; shift; fi/then shift; fi/|test_common|^profile_script$|cpu
+stalls_kernel_misspelt|scripts/stalls.txt|s/step3_w4a16 gemv_tma_g128 /step3_w4a16 gemv_tma_g12 /|all|^kernel_names_exist$|cpu
+stalls_by_line_predicate_kept|scripts/stalls_by_line.py|s/words = words\[1:\]/words = words/|test_common|^stalls_by_line_script$|cpu
 snippet_stale|common/q4_0_q8_1.h|s/-mul_rn\(8.0f, s\)/mul_rn(8.0f, s)/|test_common|^readme_snippets_current$|cpu
 q4_k_scale_min_high_bits_swapped|common/ggml_kquants.h|s/scale = \(packed\[j \+ 4\] & 0xF\) \x7c \(\(packed\[j - 4\] >> 6\) << 4\);\n(\s+)min = \(packed\[j \+ 4\] >> 4\) \x7c \(\(packed\[j\] >> 6\) << 4\);/scale = (packed[j + 4] \& 0xF) \x7c ((packed[j] >> 6) << 4);\n$1min = (packed[j + 4] >> 4) \x7c ((packed[j - 4] >> 6) << 4);/|test_kquants|^test_kquants$|cpu
 q4_k_min_sign|common/ggml_kquants.h|s/\*y\+\+ = scale \* q4_k_code\(x\[b\], i\) - min;/*y++ = scale * q4_k_code(x[b], i) + min;/|test_kquants|^test_kquants$|cpu

@@ -3,7 +3,12 @@
 # bandwidth, SM and tensor-pipe utilisation, occupancy, issue activity, shared-memory bank
 # conflicts and the top warp stall reasons. For the lessons' "what limits this kernel".
 #
-# usage: scripts/profile.sh STEP KERNEL [ARGS...]     e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336
+# usage: scripts/profile.sh [--by-line] STEP KERNEL [ARGS...]
+#        e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336
+# --by-line: where the warps wait instead, by SASS line: the same launch's source page (Nsight
+#        Compute's warp-state samples, --section SourceCounters) summed by scripts/stalls_by_line.py
+#        (by reason, by opcode, and the lines with the most samples); the report and its CSV go to
+#        build/profile/STEP-KERNEL-source.*.
 # env:   NCU       the ncu binary (default: ncu on PATH, else the CUDA toolkit's)
 #        FUNCTION  regex of the CUDA function to profile when it differs from KERNEL (gemv_g128 runs
 #                  w4a16_gemv<GemvG128, 1>: FUNCTION=w4a16_gemv); default: KERNEL
@@ -13,8 +18,10 @@
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 cd "$(dirname "$0")/.."
+by_line=
+if [ "${1:-}" = --by-line ]; then by_line=1; shift; fi
 if [ $# -lt 2 ]; then
-  echo "usage: scripts/profile.sh STEP KERNEL [ARGS...]   (e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336)" >&2
+  echo "usage: scripts/profile.sh [--by-line] STEP KERNEL [ARGS...]   (e.g. scripts/profile.sh step3_w4a16 mma_g128 --m 1 --n 4096 --k 14336)" >&2
   exit 2
 fi
 step=$1 kernel=$2
@@ -53,6 +60,21 @@ for m in "${wanted[@]}"; do
 done
 
 mkdir -p build/profile
+header() { echo "== $step --kernel $kernel $* | $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) | $(date -u '+%Y-%m-%d %H:%M UTC') | ncu --clock-control none =="; }
+if [ -n "$by_line" ]; then
+  source_report=build/profile/$step-$kernel-source
+  "$ncu" --clock-control none --kernel-name "regex:${FUNCTION:-$kernel}" --launch-count 1 --section SourceCounters \
+    --section WarpStateStats -f -o "$source_report" "$program" --check-only --kernel "$kernel" "$@" >"$source_report.txt" 2>&1
+  if ! "$ncu" --import "$source_report.ncu-rep" --page source --csv --print-source sass >"$source_report.csv" 2>&1; then
+    tail -n 5 "$source_report.txt"
+    echo "profile.sh: no source page of a function matching '${FUNCTION:-$kernel}' (ncu's output: $source_report.txt)"
+    exit 1
+  fi
+  header "$@"
+  python3 scripts/stalls_by_line.py "$source_report.csv" --top 4 || exit 1
+  echo "(the report: $source_report.ncu-rep; its source page: $source_report.csv)"
+  exit 0
+fi
 report=build/profile/$step-$kernel.txt
 # Each stall reason as warps stalled per issued instruction (what the WarpStateStats chart shows).
 stalls='regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio'
@@ -66,8 +88,7 @@ if grep -q "No kernels were profiled" "$report" || ! grep -q "gpu__time_duration
   exit 1
 fi
 
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-echo "== $step --kernel $kernel $* | $gpu | $(date -u '+%Y-%m-%d %H:%M UTC') | ncu --clock-control none =="
+header "$@"
 # the profiled function and its launch shape: "  void name<...>(args) (grid)x(block), Context ..."
 grep -E "\([0-9]+, [0-9]+, [0-9]+\)x\([0-9]+, [0-9]+, [0-9]+\)" "$report" | head -n 1 | sed -E 's/, Context.*//; s/^ */  /'
 for m in "${wanted[@]}"; do grep -E "^ +${m//./\\.} " "$report" | sed 's/^ */  /'; done

@@ -15,8 +15,9 @@ that holds
 the lines between the markers are replaced by the run's line and the step's output, verbatim.
 A block named `<step>--<flag>` (step3_w4a16--sweep) holds the output of `build/<step> --<flag>`,
 logged as <step>--<flag>.log; a block named `profile--<step>--<kernel>--m<M>` holds what
-scripts/profile.sh printed for that kernel (scripts/profiles.txt lists them), and one named
-`sass--<step>--<label>` what scripts/sass_mix.py printed (scripts/sass_mix.txt).
+scripts/profile.sh printed for that kernel (scripts/profiles.txt lists them), one named
+`stalls--<step>--<kernel>--m<M>` what `scripts/profile.sh --by-line` printed (scripts/stalls.txt),
+and one named `sass--<step>--<label>` what scripts/sass_mix.py printed (scripts/sass_mix.txt).
 A block named `<step>--<flag>--summary` holds only the table that run prints last (from its last
 line starting with "== the " to the end: the sweep's or the summit's summary), so that a lesson
 can show it inline and leave the whole output to a page of its own.
@@ -40,7 +41,7 @@ REFUSED = [
 
 
 # Blocks filled from a script's output rather than a step program's: name prefix -> the script.
-SCRIPT_BLOCKS = {"profile": "scripts/profile.sh", "sass": "scripts/sass_mix.py"}
+SCRIPT_BLOCKS = {"profile": "scripts/profile.sh", "stalls": "scripts/profile.sh --by-line", "sass": "scripts/sass_mix.py"}
 SUMMARY = "--summary"  # a block of a run's last table only
 
 

@@ -3,7 +3,7 @@
 # No coupling by strings that nothing checks: every kernel name that a file outside the programs
 # names must be one the program has.
 #   scripts/targets.txt    the kernels of each goal (OURS) and its baseline (vs KERNEL)   --list
-#   scripts/profiles.txt   the kernel a lesson's profile runs                             --list
+#   scripts/profiles.txt   the kernel a lesson's profile runs (and scripts/stalls.txt)     --list
 #                          and the function ncu looks for (FUNCTION, else KERNEL): some compiled
 #                          kernel of the program has it in its own name (nm, as below)
 #   step5's contenders     the kernels step 5 times of steps 3 and 4 (speed_level.h)      --list
@@ -80,18 +80,20 @@ while read -r label step function _; do
   [ "$count" -eq 1 ] || { echo "MISSING: scripts/sass_mix.txt ($label) names '$function', which $count kernels of $step have in their name (1 wanted)"; bad=1; }
 done <"$src/scripts/sass_mix.txt"
 
-# scripts/profiles.txt: STEP KERNEL [FUNCTION=REGEX] [ARGS]: the kernel (--list), and the function
-# profile.sh asks ncu for, a regex of the kernel's name.
-while read -r step kernel rest; do
-  [ -z "$step" ] || [[ "$step" == \#* ]] && continue
-  need "scripts/profiles.txt" "$step" "$kernel"
-  [ -f "$build/$step" ] || continue  # need said so
-  function=$kernel
-  [[ "$rest" == FUNCTION=* ]] && { function=${rest%% *}; function=${function#FUNCTION=}; }
-  # ncu matches the function's own name: no namespace, template arguments or parameters
-  grep -qE -- "$function" <<<"$(kernel_names "$build/$step" | sed -E 's/[<(].*//; s/.*:://')" ||
-    { echo "MISSING: scripts/profiles.txt ($step $kernel) has ncu look for '$function', which no kernel of $step has in its name"; bad=1; }
-done <"$src/scripts/profiles.txt"
+# scripts/profiles.txt and scripts/stalls.txt: STEP KERNEL [FUNCTION=REGEX] [ARGS]: the kernel
+# (--list), and the function profile.sh asks ncu for, a regex of the kernel's name.
+for list in profiles.txt stalls.txt; do
+  while read -r step kernel rest; do
+    [ -z "$step" ] || [[ "$step" == \#* ]] && continue
+    need "scripts/$list" "$step" "$kernel"
+    [ -f "$build/$step" ] || continue  # need said so
+    function=$kernel
+    [[ "$rest" == FUNCTION=* ]] && { function=${rest%% *}; function=${function#FUNCTION=}; }
+    # ncu matches the function's own name: no namespace, template arguments or parameters
+    grep -qE -- "$function" <<<"$(kernel_names "$build/$step" | sed -E 's/[<(].*//; s/.*:://')" ||
+      { echo "MISSING: scripts/$list ($step $kernel) has ncu look for '$function', which no kernel of $step has in its name"; bad=1; }
+  done <"$src/scripts/$list"
+done
 
 # The lessons' commands: every "build/STEP ... --kernel A,B" in a Markdown file of the tree, so that
 # a command a reader copies from a lesson names kernels that exist.

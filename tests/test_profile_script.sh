@@ -63,4 +63,27 @@ expect "the top stall first" "^    not_selected +0.53$"
 expect "the second stall" "^    wait +0.51$"
 if printf '%s\n' "$out" | grep -q "one block:"; then echo "FAILED: summary: the program's output taken for the kernel's line"; failures=1; fi
 [ $failures -eq 0 ] || printf '%s\n' "$out"
+
+# --by-line: a fake ncu that writes the report where -o says and, asked for its source page, answers
+# with rung 09's (tests/fixtures/ncu_source_gemv_tma_g128_m1.csv); then the same with no source page.
+cp "$src/scripts/stalls_by_line.py" "$tree/scripts/"
+printf '#!/bin/sh\necho "gemv_tma_g128            09 the same for group-128 INT4"\n' >"$tree/build/step3_w4a16"
+chmod +x "$tree/build/step3_w4a16"
+cat >"$work/gpu/ncu" <<FAKE
+#!/bin/sh
+case " \$* " in
+  *" --import "*) [ -n "\$NO_SOURCE" ] && { echo "==ERROR== no source"; exit 1; }; cat "$src/tests/fixtures/ncu_source_gemv_tma_g128_m1.csv" ;;
+  *) while [ \$# -gt 0 ]; do [ "\$1" = -o ] && : >"\$2.ncu-rep"; shift; done ;;
+esac
+FAKE
+out=$(PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" FUNCTION=gemv_tma_kernel bash "$tree/scripts/profile.sh" --by-line step3_w4a16 gemv_tma_g128 --m 1 2>&1)
+expect() {  # expect WHAT REGEX
+  if printf '%s\n' "$out" | grep -qE "$2"; then echo "ok: by line: $1"; else echo "FAILED: by line: $1 (no /$2/)"; failures=1; fi
+}
+expect "its header" "^== step3_w4a16 --kernel gemv_tma_g128 --m 1 \\| NVIDIA H200 \\|"
+expect "the sums by opcode" "^  BRA +87.4% +8.0%"
+expect "the top line" "^-- 46.8% of the samples at \\+0x0220"
+[ -f "$tree/build/profile/step3_w4a16-gemv_tma_g128-source.csv" ] && echo "ok: by line: the CSV kept" || { echo "FAILED: by line: no CSV"; failures=1; }
+check 1 "no source page" "no source page" env PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" NO_SOURCE=1 bash "$tree/scripts/profile.sh" --by-line step3_w4a16 gemv_tma_g128
+check 2 "usage:" "--by-line alone" bash "$src/scripts/profile.sh" --by-line
 exit $failures

@@ -35,7 +35,7 @@ refuse failed_run "$good_info" "SOME CHECKS FAILED"
 # printed it. Run on a scratch copy of the tree, so no real README changes.
 mkdir -p "$work/tree/scripts" "$work/tree/stepx" "$work/ok"
 cp "$src/scripts/update_readme_results.py" "$work/tree/scripts/"
-printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n<!-- results:profile--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n<!-- results:step1_fp32--sweep--summary -->\nold\n<!-- /results -->\n' \
+printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n<!-- results:profile--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n<!-- results:stalls--step1_fp32--naive--m1 -->\nold\n<!-- /results -->\n<!-- results:step1_fp32--sweep--summary -->\nold\n<!-- /results -->\n' \
   >"$work/tree/stepx/README.md"
 # A chapter beside a README (step4_w4a8/TENSOR_CORES.md) has its blocks filled too.
 printf '# a chapter\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n' >"$work/tree/stepx/CHAPTER.md"
@@ -45,17 +45,19 @@ printf '# x\n<!-- results:step1_fp32 -->\nold\n<!-- /results -->\n' >"$work/tree
 echo "$good_info" >"$work/ok/run_info.txt"
 printf '%s\n' "$good_log" >"$work/ok/step1_fp32.log"
 printf '== step1_fp32 --kernel naive | ncu ==\n  gpu__time_duration.sum  us  1.0\n' >"$work/ok/profile--step1_fp32--naive--m1.log"
+printf '== step1_fp32 --kernel naive | ncu ==\n  BRA  40.0%%  3.0%%  long_sb 35.0\n' >"$work/ok/stalls--step1_fp32--naive--m1.log"
 # A summary block holds the run's last table only: from its last "== the" line on.
 printf '== case 1 ==\n  a case table row\n== the sweep: ours ==\n  M  ours\n  1  1.0\n\nALL CHECKS PASSED\n' >"$work/ok/step1_fp32--sweep.log"
 if python3 "$work/tree/scripts/update_readme_results.py" "$work/ok" >/dev/null 2>&1 &&
    grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/README.md" &&
    grep -q 'Printed by `scripts/profile.sh`' "$work/tree/stepx/README.md" &&
+   grep -q 'Printed by `scripts/profile.sh --by-line`' "$work/tree/stepx/README.md" && grep -q 'long_sb 35.0' "$work/tree/stepx/README.md" &&
    grep -q 'gpu__time_duration' "$work/tree/stepx/README.md" && ! grep -q '^old$' "$work/tree/stepx/README.md" &&
    grep -q 'The table at the end of what `build/step1_fp32 --sweep` printed' "$work/tree/stepx/README.md" &&
    grep -q '^== the sweep: ours ==$' "$work/tree/stepx/README.md" && ! grep -q 'a case table row' "$work/tree/stepx/README.md" &&
    grep -q 'Printed by `build/step1_fp32`' "$work/tree/stepx/CHAPTER.md" &&
    grep -q '^old$' "$work/tree/build-copy/stepx/README.md"; then
-  echo "ok: a passing run fills its blocks, in chapters, profile and summary blocks too, and leaves build trees alone"
+  echo "ok: a passing run fills its blocks, in chapters, profile, stalls and summary blocks too, and leaves build trees alone"
 else
   echo "FAIL: the blocks were not filled as expected"; cat "$work/tree/stepx/README.md"; failures=$((failures + 1))
 fi

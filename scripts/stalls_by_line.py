@@ -80,7 +80,7 @@ def main(argv):
             by_reason[h] += v
             op_reasons[op][h] += v
     pct = lambda n: f"{100 * n / total:.1f}%"
-    name = " ".join(before[0][1:2]) if before and len(before[0]) > 1 else path
+    name = before[0][1] if before and len(before[0]) > 1 else path  # the first line: "Kernel Name","void ..."
     print(f"== {name}: {total} samples, {sum(executed)} warp instructions executed")
     print("by reason: " + ", ".join(f"{h[len('stall_'):]} {pct(v)}" for h, v in by_reason.most_common(8)))
     print(f"  {'opcode':10} {'samples':>8} {'executed':>9}  top reasons (% of all samples)")

@@ -5,9 +5,8 @@
 # through a fake cuobjdump: the main loop and its counts; bad usage exits 2; no cuobjdump, 77.
 set -u
 src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+# shellcheck source=script_checks.sh
+source "$(dirname "$0")/script_checks.sh"
 fixture=$src/tests/fixtures/sass_step4_naive_dp4a.txt
 tree=$work/tree
 mkdir -p "$tree/scripts" "$tree/build" "$work/bin"
@@ -16,9 +15,6 @@ cp "$src/scripts/sass_mix.py" "$tree/scripts/"
 printf '#!/bin/sh\ncat "%s"\n' "$fixture" >"$work/bin/cuobjdump"
 chmod +x "$work/bin/cuobjdump"
 run() { CUOBJDUMP="$work/bin/cuobjdump" python3 "$tree/scripts/sass_mix.py" "$@" 2>&1; }
-expect() {  # expect WHAT OUTPUT REGEX
-  if printf '%s\n' "$2" | grep -qE "$3"; then echo "ok: $1"; else echo "FAILED: $1 (no /$3/ in:)"; printf '%s\n' "$2"; failures=1; fi
-}
 out=$(run step4_w4a8 'w4a8_dp4a(')
 expect "dp4a: the kernel" "$out" "^== step4_w4a8: w4a8_dp4a\(W4A8Args\) \| cuobjdump -sass build/step4_w4a8 ==$"
 expect "dp4a: its loop" "$out" "^  main loop: 107 instructions \(0x260-0x900\), 16 IDP: 6.7 instructions per IDP$"
@@ -43,12 +39,6 @@ out=$(python3 "$tree/scripts/sass_mix.py" stepx nested --sass "$work/nested.sass
 expect "nested: the longest loop holds the other" "$out" "^  main loop: 8 instructions \(0x10-0x80\), 1 HMMA: 8.0 instructions per HMMA$"
 out=$(python3 "$tree/scripts/sass_mix.py" stepx nested --innermost --sass "$work/nested.sass" 2>&1)
 expect "nested, --innermost: the inner loop" "$out" "^  main loop \(the longest innermost\): 3 instructions \(0x20-0x40\), 1 HMMA: 3.0 instructions per HMMA$"
-check_exit() {  # check_exit WANT WHAT ARGS...
-  local want=$1 what=$2 out rc
-  shift 2
-  out=$("$@" 2>&1); rc=$?
-  if [ $rc -eq "$want" ]; then echo "ok: $what: exit $rc"; else echo "FAILED: $what: exit $rc, want $want: $out"; failures=1; fi
-}
 check_exit 2 "no such kernel" env CUOBJDUMP="$work/bin/cuobjdump" python3 "$tree/scripts/sass_mix.py" step4_w4a8 no_such_kernel
 check_exit 2 "no arguments" python3 "$tree/scripts/sass_mix.py"
 check_exit 2 "--per without a kind" python3 "$tree/scripts/sass_mix.py" step4_w4a8 x --per

@@ -6,14 +6,10 @@
 # copy; bad usage and a CSV without samples exit 2.
 set -u
 src=$1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
+# shellcheck source=script_checks.sh
+source "$(dirname "$0")/script_checks.sh"
 fixture=$src/tests/fixtures/ncu_source_gemv_tma_g128_m1.csv
 script=$src/scripts/stalls_by_line.py
-expect() {  # expect WHAT OUTPUT REGEX
-  if printf '%s\n' "$2" | grep -qE "$3"; then echo "ok: $1"; else echo "FAILED: $1 (no /$3/ in:)"; printf '%s\n' "$2"; failures=1; fi
-}
 out=$(python3 "$script" "$fixture" --top 2 2>&1)
 expect "the kernel and its totals" "$out" "^== void gemv_tma_kernel<gemv_tma_w4a16::TmaG128W4A16, \(int\)1>\(T1::Args, int\): 573 samples, 385024 warp instructions executed$"
 expect "by reason" "$out" "^by reason: long_sb 87.1%, not_selected 4.9%, math 2.6%"
@@ -25,12 +21,6 @@ lines=$(printf '%s\n' "$out" | grep -c '^-- ')
 gzip -c "$fixture" >"$work/f.csv.gz"
 [ "$(python3 "$script" "$work/f.csv.gz" --top 2 2>&1)" = "$out" ] && echo "ok: gzipped, the same" || { echo "FAILED: gzipped differs"; failures=1; }
 head -n 1 "$fixture" >"$work/no_samples.csv"
-check_exit() {  # check_exit WANT WHAT ARGS...
-  local want=$1 what=$2 out rc
-  shift 2
-  out=$("$@" 2>&1); rc=$?
-  if [ $rc -eq "$want" ]; then echo "ok: $what: exit $rc"; else echo "FAILED: $what: exit $rc, want $want: $out"; failures=1; fi
-}
 check_exit 2 "no arguments" python3 "$script"
 check_exit 2 "--top without a number" python3 "$script" "$fixture" --top x
 check_exit 2 "no such file" python3 "$script" "$work/none.csv"

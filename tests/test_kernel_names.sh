@@ -3,7 +3,7 @@
 # No coupling by strings that nothing checks: every kernel name that a file outside the programs
 # names must be one the program has.
 #   scripts/targets.txt    the kernels of each goal (OURS) and its baseline (vs KERNEL)   --list
-#   scripts/profiles.txt   the kernel a lesson's profile runs (and scripts/stalls.txt)     --list
+#   scripts/profiles.txt   the kernel a lesson's profile runs (and scripts/stalls.txt)    --list
 #                          and the function ncu looks for (FUNCTION, else KERNEL): some compiled
 #                          kernel of the program has it in its own name (nm, as below)
 #   step5's contenders     the kernels step 5 times of steps 3 and 4 (speed_level.h)      --list
@@ -107,5 +107,5 @@ while IFS= read -r line; do
 done < <(grep -roE --include='*.md' --exclude-dir=build 'build/step[0-9]_[A-Za-z0-9_]+[^`]*--kernel[ =][A-Za-z0-9_,]+' "$src")
 [ $commands -gt 0 ] || { echo "MISSING: no lesson command with --kernel found (the pattern no longer matches the lessons)"; bad=1; }
 
-if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, sass_mix.txt, results_csv.py, step 5's contender lists and the lessons' $commands --kernel commands exists"; fi
+if [ $bad -eq 0 ]; then echo "ok: every kernel name in scripts/targets.txt, profiles.txt, stalls.txt, sass_mix.txt, results_csv.py, step 5's contender lists and the lessons' $commands --kernel commands exists"; fi
 exit $bad

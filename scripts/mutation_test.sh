@@ -17,8 +17,24 @@
 #                    one tree, mutated, rebuilt and restored in turn); the tests still run one
 #                    mutation after another. On a 16-core GPU machine, 8 builds the step-3 rows
 #                    in about the time of one
+#
+# Building where there is no GPU, testing where there is one (GPU time is the scarce part):
+#        scripts/mutation_test.sh --pack FILE [NAME...]   build the unmutated tree and each row's mutated
+#                    target here (GPU rows too; set CUDA_ARCH, there is no GPU to detect) and write them,
+#                    with the tree, to FILE (.tar.gz; the tree lives at /tmp/qgf-mutation-pack, the path
+#                    its CTest files name). Nothing is tested.
+#        scripts/mutation_test.sh --from FILE [NAME...]   on the GPU machine: unpack FILE there and judge
+#                    every packed row (or those named) as above, the packed binaries swapped in and out
+#                    of the one unmutated build, with no compiler
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
+mode=test pack_file=
+case "${1:-}" in
+  --pack | --from)
+    [ -n "${2:-}" ] || { echo "usage: $0 $1 FILE [NAME...]" >&2; exit 2; }
+    mode=${1#--} pack_file=$(realpath -m "$2"); shift 2
+    [ "$mode" = pack ] || [ -f "$pack_file" ] || { echo "no such pack: $pack_file" >&2; exit 2; } ;;
+esac
 cd "$(dirname "$0")/.."
 
 # name | file | perl substitution (applied with -0pe) | target to rebuild | ctest regex that must fail | gpu
@@ -263,12 +279,20 @@ fi
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
-scratch=$(mktemp -d)
+pack_root=/tmp/qgf-mutation-pack  # --pack and --from: a fixed path, since CMake writes absolute ones
+if [ "$mode" = test ]; then scratch=$(mktemp -d); else scratch=$pack_root; rm -rf "$scratch"; fi
 trap 'rm -rf "$scratch"' EXIT
-git ls-files -co --exclude-standard | while read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | tar -xf - -C "$scratch"
-cmake -S "$scratch" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$scratch/configure.log" 2>&1 ||
-  { tail "$scratch/configure.log"; exit 1; }
-grep "architectures" "$scratch/configure.log"
+packed=$scratch/packed  # per packed row its target's binary (packed/NAME/TARGET), the unmutated ones (packed/baseline/), rows.txt
+if [ "$mode" = from ]; then
+  tar -xzf "$pack_file" -C / || { echo "could not unpack $pack_file" >&2; exit 1; }
+  MUTATIONS=$(cat "$packed/rows.txt")
+else
+  mkdir -p "$scratch"
+  git ls-files -co --exclude-standard | while read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | tar -xf - -C "$scratch"
+  cmake -S "$scratch" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$scratch/configure.log" 2>&1 ||
+    { tail "$scratch/configure.log"; exit 1; }
+fi
+grep -h "architectures" "$scratch/configure.log"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 caught=0 missed=0 skipped=0
@@ -277,6 +301,17 @@ declare -A baseline  # "target|tests" -> the tests that did not fail on the unmu
 # The tests of a ctest log that passed or were skipped (exit 77: no GPU); a skipped test that fails
 # once the bug is planted was failed by the bug (a shape check that runs before the GPU is opened).
 ok_tests() { sed -nE 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) \.+ *(Passed|\*\*\*Skipped) .*/\1/p' "$1" | sort; }
+# The unmutated tree's verdict on baseline key $1 ("target|tests"), once per key; --from builds nothing.
+ensure_baseline() {
+  local key=$1 target=${1%%|*} tests=${1#*|}
+  [ -n "${baseline[$key]+set}" ] && return
+  if { [ "$mode" = from ] || cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; } &&
+     (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/baseline.log" 2>&1; then
+    baseline[$key]=$(ok_tests "$scratch/baseline.log" | paste -sd' ')
+  else
+    baseline[$key]="!"
+  fi
+}
 # Whether the tests that passed without the bug (baseline key $1) still pass in the build at $2,
 # given its ctest log $3: appends the verdict for mutation $4 (file $5) to results.
 judge() {
@@ -288,6 +323,28 @@ judge() {
   else
     results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
   fi
+}
+# Plant row $1's bug (file $2, substitution $3) in the scratch tree and rebuild target $4, then put
+# the file back: 0 built, 2 the substitution did not apply, 1 the tree did not compile.
+plant_and_build() {
+  local name=$1 file=$2 subst=$3 target=$4 rc=0
+  cp "$scratch/$file" "$scratch/original"
+  perl -0pi -e "$subst" "$scratch/$file"
+  if cmp -s "$scratch/$file" "$scratch/original"; then
+    rc=2
+  elif ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
+    rc=1
+  fi
+  cp "$scratch/original" "$scratch/$file"
+  return $rc
+}
+# Why a row was not judged, from plant_and_build's status $2 (or the copy's status word).
+not_built() {
+  case $2 in
+    2 | unapplied) results+=("ERROR   $1: the substitution did not apply to $3") ;;
+    *) results+=("ERROR   $1: the mutated tree did not compile") ;;
+  esac
+  missed=$((missed + 1))
 }
 # MUTATION_PARALLEL > 1: each mutated tree is a copy of its own, configured and built beside the
 # others (N at a time); the tests then run one mutation after another. Writes $dir/status.
@@ -308,48 +365,58 @@ pending=()  # with MUTATION_PARALLEL > 1: the rows whose copies are being built
 while IFS='|' read -r name file subst target tests need; do
   [ -z "$name" ] && continue
   if [ $# -gt 0 ] && [[ " $* " != *" $name "* ]]; then continue; fi
-  if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then results+=("SKIP    $name (needs a GPU)"); skipped=$((skipped + 1)); continue; fi
   key="$target|$tests"
-  if [ -z "${baseline[$key]+set}" ]; then
-    if cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1 &&
-       (cd "$scratch/build" && ctest -R "$tests" --output-on-failure) >"$scratch/baseline.log" 2>&1; then
-      baseline[$key]=$(ok_tests "$scratch/baseline.log" | paste -sd' ')
-    else
-      baseline[$key]="!"
+  if [ "$mode" = pack ]; then  # build only: the unmutated target once, then this row's
+    if [ ! -x "$packed/baseline/$target" ]; then
+      if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
+        tail "$scratch/build.log"; echo "the unmutated $target did not compile"; exit 1
+      fi
+      mkdir -p "$packed/baseline" && cp "$scratch/build/$target" "$packed/baseline/"
     fi
+    plant_and_build "$name" "$file" "$subst" "$target"; rc=$?
+    if [ $rc -ne 0 ]; then not_built "$name" $rc "$file"; continue; fi
+    mkdir -p "$packed/$name" && cp "$scratch/build/$target" "$packed/$name/"
+    printf '%s|%s|%s|%s|%s|%s\n' "$name" "$file" "$subst" "$target" "$tests" "$need" >>"$packed/rows.txt"
+    results+=("packed  $name ($target)")
+    continue
   fi
+  if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then results+=("SKIP    $name (needs a GPU)"); skipped=$((skipped + 1)); continue; fi
+  ensure_baseline "$key"
   if [ "${baseline[$key]}" = "!" ]; then
     results+=("BASELINE $name: $tests fail without the bug (see the tests on an unmutated tree)"); missed=$((missed + 1)); continue
   fi
   if [ -z "${baseline[$key]}" ]; then results+=("SKIP    $name ($tests: none ran without the bug)"); skipped=$((skipped + 1)); continue; fi
+  if [ "$mode" = from ]; then  # the packed binary in place of the unmutated one, for its tests only
+    cp "$packed/$name/$target" "$scratch/build/$target"
+    judge "$key" "$scratch/build" "$scratch/test.log" "$name" "$file"
+    cp "$packed/baseline/$target" "$scratch/build/$target"
+    continue
+  fi
   if [ "$parallel" -gt 1 ]; then
     while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
     build_copy "$scratch/mutants/$name" "$file" "$subst" "$target" &
     pending+=("$name|$file|$key")
     continue
   fi
-  cp "$scratch/$file" "$scratch/original"
-  perl -0pi -e "$subst" "$scratch/$file"
-  if cmp -s "$scratch/$file" "$scratch/original"; then
-    results+=("ERROR   $name: the substitution did not apply to $file"); missed=$((missed + 1)); continue
-  fi
-  if ! cmake --build "$scratch/build" --target "$target" -j "$jobs" >"$scratch/build.log" 2>&1; then
-    results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1))
-  else
-    judge "$key" "$scratch/build" "$scratch/test.log" "$name" "$file"
-  fi
-  cp "$scratch/original" "$scratch/$file"
+  plant_and_build "$name" "$file" "$subst" "$target"; rc=$?
+  if [ $rc -ne 0 ]; then not_built "$name" $rc "$file"; continue; fi
+  judge "$key" "$scratch/build" "$scratch/test.log" "$name" "$file"
 done <<<"$MUTATIONS"
 wait
 for row in "${pending[@]}"; do
   IFS='|' read -r name file target tests <<<"$row"
   dir=$scratch/mutants/$name
-  case $(cat "$dir/status" 2>/dev/null) in
-    built) judge "$target|$tests" "$dir/build" "$dir/test.log" "$name" "$file" ;;
-    unapplied) results+=("ERROR   $name: the substitution did not apply to $file"); missed=$((missed + 1)) ;;
-    *) results+=("ERROR   $name: the mutated tree did not compile"); missed=$((missed + 1)) ;;
-  esac
+  status=$(cat "$dir/status" 2>/dev/null)
+  if [ "$status" = built ]; then judge "$target|$tests" "$dir/build" "$dir/test.log" "$name" "$file"; else not_built "$name" "$status" "$file"; fi
 done
 printf '%s\n' "${results[@]}"
+if [ "$mode" = pack ]; then
+  [ -s "$packed/rows.txt" ] || { echo "nothing packed"; exit 1; }
+  for b in "$packed"/baseline/*; do cp "$b" "$scratch/build/"; done  # the build holds the unmutated binaries
+  tar -czf "$pack_file" -C / --exclude="${scratch#/}/build/CMakeFiles" --exclude="${scratch#/}/original" "${scratch#/}" ||
+    { echo "could not write $pack_file"; exit 1; }
+  echo "packed $(wc -l <"$packed/rows.txt") rows into $pack_file ($(du -h "$pack_file" | cut -f1)); on a GPU machine: $0 --from FILE"
+  [ $missed -eq 0 ]; exit
+fi
 echo "mutations: $caught caught, $missed missed or broken, $skipped skipped"
 [ $missed -eq 0 ]

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# usage: test_mutation_pack.sh SOURCE_DIR BUILD_DIR
+# scripts/mutation_test.sh --pack and --from, end to end on one CPU row (check_bound_exclusive, whose
+# test is test_common): the pack builds the unmutated and the mutated test here, the run judges
+# them without building; a pack whose "mutant" is the unmutated binary is reported MISSED, so a
+# catch is the packed binary's doing. Bad usage is exit 2. Built for BUILD_DIR's architectures.
+set -u
+src=$1
+# shellcheck source=script_checks.sh
+source "$src/tests/script_checks.sh"
+script="$src/scripts/mutation_test.sh"
+arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$2/CMakeCache.txt")
+
+check_exit 2 "--pack without a file" bash "$script" --pack
+check_exit 2 "--from a missing pack" bash "$script" --from "$work/none.tar.gz"
+
+out=$(CUDA_ARCH=$arch bash "$script" --pack "$work/pack.tar.gz" check_bound_exclusive 2>&1)
+expect "the row is packed" "$out" "^packed 1 rows into $work/pack.tar.gz"
+out=$(bash "$script" --from "$work/pack.tar.gz" 2>&1); rc=$?
+expect "--from judges it without a build" "$out" "^caught  check_bound_exclusive by test_common$"
+expect "and exits 0" "exit $rc" "^exit 0$"
+
+# The same pack with the unmutated binary in the mutant's place.
+mkdir "$work/x" && tar -xzf "$work/pack.tar.gz" -C "$work/x"
+packed=$(find "$work/x" -type d -name packed)
+cp "$packed/baseline/test_common" "$packed/check_bound_exclusive/test_common"
+tar -czf "$work/doctored.tar.gz" -C "$work/x" .
+out=$(bash "$script" --from "$work/doctored.tar.gz" 2>&1); rc=$?
+expect "an unmutated 'mutant' is missed" "$out" "^MISSED  check_bound_exclusive"
+expect "and exits 1" "exit $rc" "^exit 1$"
+exit $failures

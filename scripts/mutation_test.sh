@@ -21,7 +21,7 @@
 # Building where there is no GPU, testing where there is one (GPU time is the scarce part):
 #        scripts/mutation_test.sh --pack FILE [NAME...]   build the unmutated tree and each row's mutated
 #                    target here (GPU rows too; set CUDA_ARCH, there is no GPU to detect) and write them,
-#                    with the tree, to FILE (.tar.gz; the tree lives at /tmp/qgf-mutation-pack, the path
+#                    with the tree, to FILE (.tar.gz, or the smaller .tar.xz; the tree lives at /tmp/qgf-mutation-pack, the path
 #                    its CTest files name). Nothing is tested.
 #        scripts/mutation_test.sh --from FILE [NAME...]   on the GPU machine: unpack FILE there and judge
 #                    every packed row (or those named) as above, the packed binaries swapped in and out
@@ -284,7 +284,7 @@ if [ "$mode" = test ]; then scratch=$(mktemp -d); else scratch=$pack_root; rm -r
 trap 'rm -rf "$scratch"' EXIT
 packed=$scratch/packed  # per packed row its target's binary (packed/NAME/TARGET), the unmutated ones (packed/baseline/), rows.txt
 if [ "$mode" = from ]; then
-  tar -xzf "$pack_file" -C / || { echo "could not unpack $pack_file" >&2; exit 1; }
+  tar -xf "$pack_file" -C / || { echo "could not unpack $pack_file" >&2; exit 1; }
   MUTATIONS=$(cat "$packed/rows.txt")
 else
   mkdir -p "$scratch"
@@ -413,7 +413,7 @@ printf '%s\n' "${results[@]}"
 if [ "$mode" = pack ]; then
   [ -s "$packed/rows.txt" ] || { echo "nothing packed"; exit 1; }
   for b in "$packed"/baseline/*; do cp "$b" "$scratch/build/"; done  # the build holds the unmutated binaries
-  tar -czf "$pack_file" -C / --exclude="${scratch#/}/build/CMakeFiles" --exclude="${scratch#/}/original" "${scratch#/}" ||
+  tar -caf "$pack_file" -C / --exclude="${scratch#/}/build/CMakeFiles" --exclude="${scratch#/}/original" "${scratch#/}" ||
     { echo "could not write $pack_file"; exit 1; }
   echo "packed $(wc -l <"$packed/rows.txt") rows into $pack_file ($(du -h "$pack_file" | cut -f1)); on a GPU machine: $0 --from FILE"
   [ $missed -eq 0 ]; exit

@@ -14,14 +14,14 @@ arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$2/CMakeCache.txt")
 check_exit 2 "--pack without a file" bash "$script" --pack
 check_exit 2 "--from a missing pack" bash "$script" --from "$work/none.tar.gz"
 
-out=$(CUDA_ARCH=$arch bash "$script" --pack "$work/pack.tar.gz" check_bound_exclusive 2>&1)
-expect "the row is packed" "$out" "^packed 1 rows into $work/pack.tar.gz"
-out=$(bash "$script" --from "$work/pack.tar.gz" 2>&1); rc=$?
+out=$(CUDA_ARCH=$arch bash "$script" --pack "$work/pack.tar.xz" check_bound_exclusive 2>&1)
+expect "the row is packed" "$out" "^packed 1 rows into $work/pack.tar.xz"
+out=$(bash "$script" --from "$work/pack.tar.xz" 2>&1); rc=$?
 expect "--from judges it without a build" "$out" "^caught  check_bound_exclusive by test_common$"
 expect "and exits 0" "exit $rc" "^exit 0$"
 
 # The same pack with the unmutated binary in the mutant's place.
-mkdir "$work/x" && tar -xzf "$work/pack.tar.gz" -C "$work/x"
+mkdir "$work/x" && tar -xf "$work/pack.tar.xz" -C "$work/x"
 packed=$(find "$work/x" -type d -name packed)
 cp "$packed/baseline/test_common" "$packed/check_bound_exclusive/test_common"
 tar -czf "$work/doctored.tar.gz" -C "$work/x" .

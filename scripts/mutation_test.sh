@@ -21,11 +21,12 @@
 # Building where there is no GPU, testing where there is one (GPU time is the scarce part):
 #        scripts/mutation_test.sh --pack FILE [NAME...]   build the unmutated tree and each row's mutated
 #                    target here (GPU rows too; set CUDA_ARCH, there is no GPU to detect) and write them,
-#                    with the tree, to FILE (.tar.gz, or the smaller .tar.xz; the tree lives at /tmp/qgf-mutation-pack, the path
-#                    its CTest files name). Nothing is tested.
+#                    with the tree, to FILE (.tar.gz, or the smaller .tar.xz). Nothing is tested.
 #        scripts/mutation_test.sh --from FILE [NAME...]   on the GPU machine: unpack FILE there and judge
 #                    every packed row (or those named) as above, the packed binaries swapped in and out
 #                    of the one unmutated build, with no compiler
+# env:   MUTATION_PACK_ROOT  where --pack builds (default /tmp/qgf-mutation-pack); --from unpacks at the
+#                    same absolute path, which the pack's CTest files name
 case "${1:-}" in -h | --help) sed -n '2,/^set /s/^# \{0,1\}//p' "$0"; exit 0 ;; esac  # the comment above is the usage
 set -uo pipefail
 mode=test pack_file=
@@ -279,15 +280,29 @@ fi
 
 have_gpu=0
 nvidia-smi -L >/dev/null 2>&1 && have_gpu=1
-pack_root=/tmp/qgf-mutation-pack  # --pack and --from: a fixed path, since CMake writes absolute ones
-if [ "$mode" = test ]; then scratch=$(mktemp -d); else scratch=$pack_root; rm -rf "$scratch"; fi
+# --pack and --from: the tree at one absolute path on both machines, since CMake writes absolute paths
+case $mode in
+  test) scratch=$(mktemp -d) ;;
+  pack) scratch=$(realpath -m "${MUTATION_PACK_ROOT:-/tmp/qgf-mutation-pack}") ;;
+  from)
+    marker=$(tar -tf "$pack_file" 2>/dev/null | grep -E '(^|/)\.qgf-mutation-pack$') || { echo "not a pack: $pack_file" >&2; exit 2; }
+    marker=${marker%%$'\n'*} marker=${marker#./} scratch=/${marker%.qgf-mutation-pack} scratch=${scratch%/}
+    [ -n "$scratch" ] || { echo "not a pack (its tree would be /): $pack_file" >&2; exit 2; } ;;
+esac
+if [ "$mode" != test ] && [ -e "$scratch" ]; then  # a pack's tree left by an earlier run, and nothing else, is replaced
+  if [ ! -f "$scratch/.qgf-mutation-pack" ] && [ -n "$(ls -A "$scratch")" ]; then
+    echo "$scratch is not a pack's tree: not replacing it" >&2; exit 2
+  fi
+  rm -rf "$scratch"
+fi
 trap 'rm -rf "$scratch"' EXIT
 packed=$scratch/packed  # per packed row its target's binary (packed/NAME/TARGET), the unmutated ones (packed/baseline/), rows.txt
 if [ "$mode" = from ]; then
-  tar -xf "$pack_file" -C / || { echo "could not unpack $pack_file" >&2; exit 1; }
+  if ! tar -xf "$pack_file" -C / || [ ! -f "$packed/rows.txt" ]; then echo "could not unpack $pack_file" >&2; exit 1; fi
   MUTATIONS=$(cat "$packed/rows.txt")
 else
   mkdir -p "$scratch"
+  [ "$mode" = pack ] && touch "$scratch/.qgf-mutation-pack"
   git ls-files -co --exclude-standard | while read -r f; do [ -e "$f" ] && printf '%s\n' "$f"; done | tar -cf - -T - | tar -xf - -C "$scratch"
   cmake -S "$scratch" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release -DCUDA_ARCH="${CUDA_ARCH:-}" >"$scratch/configure.log" 2>&1 ||
     { tail "$scratch/configure.log"; exit 1; }

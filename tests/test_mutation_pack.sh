@@ -3,16 +3,24 @@
 # scripts/mutation_test.sh --pack and --from, end to end on one CPU row (check_bound_exclusive, whose
 # test is test_common): the pack builds the unmutated and the mutated test here, the run judges
 # them without building; a pack whose "mutant" is the unmutated binary is reported MISSED, so a
-# catch is the packed binary's doing. Bad usage is exit 2. Built for BUILD_DIR's architectures.
+# catch is the packed binary's doing. Bad usage is exit 2, and a folder that is not a pack's tree
+# is never replaced. Built for BUILD_DIR's architectures, in a root of its own.
 set -u
 src=$1
 # shellcheck source=script_checks.sh
 source "$src/tests/script_checks.sh"
 script="$src/scripts/mutation_test.sh"
 arch=$(sed -n 's/^CMAKE_CUDA_ARCHITECTURES:[A-Z]*=//p' "$2/CMakeCache.txt")
+export MUTATION_PACK_ROOT=$work/root
 
 check_exit 2 "--pack without a file" bash "$script" --pack
 check_exit 2 "--from a missing pack" bash "$script" --from "$work/none.tar.gz"
+tar -czf "$work/other.tar.gz" -C "$src" README.md
+check_exit 2 "--from an archive that is not a pack" bash "$script" --from "$work/other.tar.gz"
+mkdir -p "$work/root" && touch "$work/root/keep"
+check_exit 2 "--pack where a folder of something else stands" bash "$script" --pack "$work/p.tar.xz" check_bound_exclusive
+expect "which is left alone" "$(ls "$work/root")" "^keep$"
+rm -r "$work/root"
 
 out=$(CUDA_ARCH=$arch bash "$script" --pack "$work/pack.tar.xz" check_bound_exclusive 2>&1)
 expect "the row is packed" "$out" "^packed 1 rows into $work/pack.tar.xz"

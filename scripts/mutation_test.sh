@@ -428,7 +428,8 @@ printf '%s\n' "${results[@]}"
 if [ "$mode" = pack ]; then
   [ -s "$packed/rows.txt" ] || { echo "nothing packed"; exit 1; }
   for b in "$packed"/baseline/*; do cp "$b" "$scratch/build/"; done  # the build holds the unmutated binaries
-  tar -caf "$pack_file" -C / --exclude="${scratch#/}/build/CMakeFiles" --exclude="${scratch#/}/original" "${scratch#/}" ||
+  # xz with a window that spans several binaries: a mutant differs from its neighbours in places only (51 MB -> 28 MB for 18 rows)
+  XZ_OPT=${XZ_OPT:---lzma2=preset=6,dict=192MiB} tar -caf "$pack_file" -C / --exclude="${scratch#/}/build/CMakeFiles" --exclude="${scratch#/}/original" "${scratch#/}" ||
     { echo "could not write $pack_file"; exit 1; }
   echo "packed $(wc -l <"$packed/rows.txt") rows into $pack_file ($(du -h "$pack_file" | cut -f1)); on a GPU machine: $0 --from FILE"
   [ $missed -eq 0 ]; exit

@@ -311,7 +311,8 @@ grep -h "architectures" "$scratch/configure.log"
 jobs=$(nproc 2>/dev/null || echo 2)
 
 caught=0 missed=0 skipped=0
-results=()
+# Each row's verdict is printed as it is reached, so that a run cut short still says what it found.
+verdict() { printf '%s\n' "$1"; }
 declare -A baseline  # "target|tests" -> the tests that did not fail on the unmutated tree, or "!" if any failed
 # The tests of a ctest log that passed or were skipped (exit 77: no GPU); a skipped test that fails
 # once the bug is planted was failed by the bug (a shape check that runs before the GPU is opened).
@@ -328,15 +329,15 @@ ensure_baseline() {
   fi
 }
 # Whether the tests that passed without the bug (baseline key $1) still pass in the build at $2,
-# given its ctest log $3: appends the verdict for mutation $4 (file $5) to results.
+# given its ctest log $3: prints the verdict for mutation $4 (file $5).
 judge() {
   local key=$1 build=$2 log=$3 name=$4 file=$5 tests=${1#*|} now_failing
   (cd "$build" && ctest -R "$tests" --timeout "${MUTATION_TEST_TIMEOUT:-900}" --output-on-failure) >"$log" 2>&1
   now_failing=$(comm -23 <(tr ' ' '\n' <<<"${baseline[$key]}" | sort) <(ok_tests "$log") | paste -sd, -)
   if [ -n "$now_failing" ]; then
-    results+=("caught  $name by $now_failing"); caught=$((caught + 1))
+    verdict "caught  $name by $now_failing"; caught=$((caught + 1))
   else
-    results+=("MISSED  $name: $tests passed with the bug in $file"); missed=$((missed + 1))
+    verdict "MISSED  $name: $tests passed with the bug in $file"; missed=$((missed + 1))
   fi
 }
 # Plant row $1's bug (file $2, substitution $3) in the scratch tree and rebuild target $4, then put
@@ -356,8 +357,8 @@ plant_and_build() {
 # Why a row was not judged, from plant_and_build's status $2 (or the copy's status word).
 not_built() {
   case $2 in
-    2 | unapplied) results+=("ERROR   $1: the substitution did not apply to $3") ;;
-    *) results+=("ERROR   $1: the mutated tree did not compile") ;;
+    2 | unapplied) verdict "ERROR   $1: the substitution did not apply to $3" ;;
+    *) verdict "ERROR   $1: the mutated tree did not compile" ;;
   esac
   missed=$((missed + 1))
 }
@@ -392,15 +393,15 @@ while IFS='|' read -r name file subst target tests need; do
     if [ $rc -ne 0 ]; then not_built "$name" $rc "$file"; continue; fi
     mkdir -p "$packed/$name" && cp "$scratch/build/$target" "$packed/$name/"
     printf '%s|%s|%s|%s|%s|%s\n' "$name" "$file" "$subst" "$target" "$tests" "$need" >>"$packed/rows.txt"
-    results+=("packed  $name ($target)")
+    verdict "packed  $name ($target)"
     continue
   fi
-  if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then results+=("SKIP    $name (needs a GPU)"); skipped=$((skipped + 1)); continue; fi
+  if [ "$need" = gpu ] && [ $have_gpu -eq 0 ]; then verdict "SKIP    $name (needs a GPU)"; skipped=$((skipped + 1)); continue; fi
   ensure_baseline "$key"
   if [ "${baseline[$key]}" = "!" ]; then
-    results+=("BASELINE $name: $tests fail without the bug (see the tests on an unmutated tree)"); missed=$((missed + 1)); continue
+    verdict "BASELINE $name: $tests fail without the bug (see the tests on an unmutated tree)"; missed=$((missed + 1)); continue
   fi
-  if [ -z "${baseline[$key]}" ]; then results+=("SKIP    $name ($tests: none ran without the bug)"); skipped=$((skipped + 1)); continue; fi
+  if [ -z "${baseline[$key]}" ]; then verdict "SKIP    $name ($tests: none ran without the bug)"; skipped=$((skipped + 1)); continue; fi
   if [ "$mode" = from ]; then  # the packed binary in place of the unmutated one, for its tests only
     cp "$packed/$name/$target" "$scratch/build/$target"
     judge "$key" "$scratch/build" "$scratch/test.log" "$name" "$file"
@@ -424,7 +425,6 @@ for row in "${pending[@]}"; do
   status=$(cat "$dir/status" 2>/dev/null)
   if [ "$status" = built ]; then judge "$target|$tests" "$dir/build" "$dir/test.log" "$name" "$file"; else not_built "$name" "$status" "$file"; fi
 done
-printf '%s\n' "${results[@]}"
 if [ "$mode" = pack ]; then
   [ -s "$packed/rows.txt" ] || { echo "nothing packed"; exit 1; }
   for b in "$packed"/baseline/*; do cp "$b" "$scratch/build/"; done  # the build holds the unmutated binaries

@@ -243,7 +243,7 @@ static void test_entry_point_choice() {
     EXPECT(picks(5, 4096, h200) == "mma_g128");
     EXPECT(picks(16, 4096, h200) == "mma_g128");
     EXPECT(picks(5, 14336, h200) == "wgmma_g128" && picks(16, 8192, h200) == "wgmma_g128");
-    EXPECT(picks(16, 14336, sm90_build) == "mma_g128" && picks(4, 14336, h200) == "gemv_mma_g128");
+    EXPECT(picks(16, 14336, sm90_build) == "mma_g128");
     EXPECT(picks(17, 4096, h200) == "wgmma_g128");
     EXPECT(picks(512, 14336, h200) == "wgmma_g128");
     EXPECT(picks(512, 4096, sm90_build) == "mma_g128");

@@ -52,15 +52,15 @@ awk -v asked=",\$asked," '/^    [a-z0-9_]+__[a-z0-9_.]+ / {
 FAKE
 chmod +x "$tree/build/step4_w4a8" "$work/gpu/nvidia-smi" "$work/gpu/ncu"
 out=$(PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" bash "$tree/scripts/profile.sh" step4_w4a8 mma_int8 --m 512 2>&1)
-expect() {  # expect WHAT REGEX
-  if printf '%s\n' "$out" | grep -qE "$2"; then echo "ok: summary: $1"; else echo "FAILED: summary: $1 (no /$2/)"; failures=1; fi
+expect() {  # expect WHAT REGEX: the last output, $out, has a line matching REGEX
+  if printf '%s\n' "$out" | grep -qE "$2"; then echo "ok: $1"; else echo "FAILED: $1 (no /$2/)"; failures=1; fi
 }
-expect "the kernel's line" "^  void w4a8_mma_int8<Config<2, 2, 1, 2, 8, 4, 2>>\(W4A8Args\) \(64, 4, 1\)x\(128, 1, 1\)$"
-expect "the time" "gpu__time_duration.sum +us +72.61"
-expect "DRAM, early in the metric list" "dram__bytes_read.sum.per_second"
-expect "the tensor pipe" "sm__pipe_tensor_op_imma_cycles_active.*19.40"
-expect "the top stall first" "^    not_selected +0.53$"
-expect "the second stall" "^    wait +0.51$"
+expect "summary: the kernel's line" "^  void w4a8_mma_int8<Config<2, 2, 1, 2, 8, 4, 2>>\(W4A8Args\) \(64, 4, 1\)x\(128, 1, 1\)$"
+expect "summary: the time" "gpu__time_duration.sum +us +72.61"
+expect "summary: DRAM, early in the metric list" "dram__bytes_read.sum.per_second"
+expect "summary: the tensor pipe" "sm__pipe_tensor_op_imma_cycles_active.*19.40"
+expect "summary: the top stall first" "^    not_selected +0.53$"
+expect "summary: the second stall" "^    wait +0.51$"
 if printf '%s\n' "$out" | grep -q "one block:"; then echo "FAILED: summary: the program's output taken for the kernel's line"; failures=1; fi
 [ $failures -eq 0 ] || printf '%s\n' "$out"
 
@@ -77,12 +77,9 @@ case " \$* " in
 esac
 FAKE
 out=$(PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" FUNCTION=gemv_tma_kernel bash "$tree/scripts/profile.sh" --by-line step3_w4a16 gemv_tma_g128 --m 1 2>&1)
-expect() {  # expect WHAT REGEX
-  if printf '%s\n' "$out" | grep -qE "$2"; then echo "ok: by line: $1"; else echo "FAILED: by line: $1 (no /$2/)"; failures=1; fi
-}
-expect "its header" "^== step3_w4a16 --kernel gemv_tma_g128 --m 1 \\| NVIDIA H200 \\|"
-expect "the sums by opcode" "^  BRA +87.4% +8.0%"
-expect "the top line" "^-- 46.8% of the samples at \\+0x0220"
+expect "by line: its header" "^== step3_w4a16 --kernel gemv_tma_g128 --m 1 \\| NVIDIA H200 \\|"
+expect "by line: the sums by opcode" "^  BRA +87.4% +8.0%"
+expect "by line: the top line" "^-- 46.8% of the samples at \\+0x0220"
 [ -f "$tree/build/profile/step3_w4a16-gemv_tma_g128-source.csv" ] && echo "ok: by line: the CSV kept" || { echo "FAILED: by line: no CSV"; failures=1; }
 check 1 "no source page" "no source page" env PATH="$work/gpu:$PATH" NCU="$work/gpu/ncu" NO_SOURCE=1 bash "$tree/scripts/profile.sh" --by-line step3_w4a16 gemv_tma_g128
 check 2 "usage:" "--by-line alone" bash "$src/scripts/profile.sh" --by-line
